@@ -1,0 +1,31 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
+import type { UserPrincipal } from '../auth/principal';
+import { AccessService } from './access.service';
+import { AddAccessInput } from './dto';
+
+/** device_access_list, device_access_add, device_access_remove. */
+@ApiTags('device access')
+@ApiBearerAuth()
+@UsersOnly()
+@Controller('devices/:device/access')
+export class AccessController {
+  constructor(private readonly access: AccessService) {}
+
+  @Get()
+  list(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string) {
+    return this.access.list(principal, device);
+  }
+
+  @Post()
+  @HttpCode(200)
+  add(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Body() body: AddAccessInput) {
+    return this.access.add(principal, device, body.email_or_org_id, body.role);
+  }
+
+  @Delete(':emailOrOrgId')
+  remove(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Param('emailOrOrgId') emailOrOrgId: string) {
+    return this.access.remove(principal, device, emailOrOrgId);
+  }
+}

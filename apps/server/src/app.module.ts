@@ -1,0 +1,43 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { ConfigModule } from './config/config.module';
+import type { ServerConfig } from './config/server-config';
+import { Clock, SystemClock } from './common/clock';
+import { AllExceptionsFilter } from './common/http-exception.filter';
+import { StorageModule } from './storage/storage.module';
+import { AuditModule } from './audit/audit.module';
+import { AuthModule } from './auth/auth.module';
+import { UsersModule } from './users/users.module';
+import { DevicesModule } from './devices/devices.module';
+import { AccessModule } from './access/access.module';
+import { OrgsModule } from './orgs/orgs.module';
+import { HealthController } from './health/health.controller';
+
+export interface AppOptions {
+  clock?: Clock;
+  /** Tests drive the retention job themselves instead of the hourly schedule. */
+  schedule?: boolean;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: ServerConfig, options: AppOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config, options.clock ?? new SystemClock()),
+        ...(options.schedule === false ? [] : [ScheduleModule.forRoot()]),
+        StorageModule.forRoot(config.storage),
+        AuditModule,
+        AuthModule,
+        UsersModule,
+        DevicesModule,
+        AccessModule,
+        OrgsModule,
+      ],
+      controllers: [HealthController],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+    };
+  }
+}

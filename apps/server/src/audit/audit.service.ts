@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuditEntry } from '@svc/common';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { Clock, DAY_MS } from '../common/clock';
+import { AuditRepository } from '../storage/repositories/audit.repository';
+import { actorName, Principal } from '../auth/principal';
+import type { AuditAction } from './audit-actions';
+
+export interface AuditSubject {
+  deviceId?: string;
+  orgId?: string;
+  details: string;
+}
+
+/** Writes audit entries; every mutating action and every device interaction goes through here. */
+@Injectable()
+export class AuditService {
+  constructor(
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
+    private readonly repository: AuditRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(actor: Principal | string, action: AuditAction, subject: AuditSubject): Promise<void> {
+    const timestamp = this.clock.now();
+    await this.repository.insert({
+      id: randomUUID(),
+      timestamp,
+      user: typeof actor === 'string' ? actor : actorName(actor),
+      action,
+      deviceId: subject.deviceId ?? null,
+      orgId: subject.orgId ?? null,
+      details: subject.details,
+      expiresAt: new Date(timestamp.getTime() + this.config.auditRetentionDays * DAY_MS),
+    });
+  }
+
+  /** When `action` was last recorded for a device (e.g. its last removal), or null. */
+  async lastRecorded(deviceId: string, action: AuditAction): Promise<Date | null> {
+    return (await this.repository.latest(deviceId, action))?.timestamp ?? null;
+  }
+
+  /** Stores a runtime report; it expires after REPORT_RETENTION_DAYS. */
+  async recordReport(deviceId: string, kind: string, data: Record<string, unknown>): Promise<void> {
+    const createdAt = this.clock.now();
+    await this.repository.insertReport({
+      id: randomUUID(),
+      deviceId,
+      kind,
+      createdAt,
+      data,
+      expiresAt: new Date(createdAt.getTime() + this.config.reportRetentionDays * DAY_MS),
+    });
+  }
+
+  async forDevice(deviceId: string, query: { since?: Date; until?: Date; max: number }): Promise<AuditEntry[]> {
+    const entries = await this.repository.forDevice({ deviceId, ...query });
+    return entries.map((e) => ({ timestamp: e.timestamp.toISOString(), user: e.user, action: e.action, details: e.details }));
+  }
+}

@@ -1,0 +1,20 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Principal } from './principal';
+
+export const IS_PUBLIC = 'svc:isPublic';
+export const ACCESS_LEVEL = 'svc:accessLevel';
+
+/** Opts a route out of authentication (every other route requires a principal). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/**
+ * `admin`: the admin key or an admin user. `user`: a user token only (device routes: the
+ * admin key is not a device credential). Unmarked authenticated routes accept either.
+ */
+export type AccessLevel = 'admin' | 'user';
+export const AdminOnly = () => SetMetadata(ACCESS_LEVEL, 'admin' satisfies AccessLevel);
+export const UsersOnly = () => SetMetadata(ACCESS_LEVEL, 'user' satisfies AccessLevel);
+
+export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {
+  return ctx.switchToHttp().getRequest<{ principal: Principal }>().principal;
+});

@@ -1,0 +1,115 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { JwksClient } from 'jwks-rsa';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import type { Algorithm } from 'jsonwebtoken';
+import { UnauthenticatedError } from '@svc/common';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { IssuerDiscovery } from './issuer-discovery';
+import type { TokenIdentity } from './token-identity';
+import { UserinfoEmailResolver } from './userinfo-email.resolver';
+
+export const JWT_STRATEGY = 'jwt';
+
+/** Asymmetric only: `none` and HS* (where a public key could serve as the secret) are refused. */
+export const ACCEPTED_JWT_ALGORITHMS: Algorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384'];
+
+/** Allowance for clock skew between the identity provider and this server. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+
+/**
+ * Validates `Authorization: Bearer <JWT>` access tokens: signature from the issuer's JWKS
+ * (discovered on first use), `iss` equal to OAUTH_ISSUER, OAUTH_AUDIENCE among `aud`, `exp` with
+ * 30 s of tolerance. Puts a TokenIdentity on `request.user`. Never logs tokens.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  private readonly userinfo: UserinfoEmailResolver;
+
+  constructor(@Inject(SERVER_CONFIG) config: ServerConfig) {
+    const discovery = new IssuerDiscovery(config.oauth.issuer);
+    const keys = new IssuerSigningKeys(discovery);
+    super({
+      jwtFromRequest: bearerToken,
+      secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: unknown, key?: string) => void) => {
+        keys.keyFor(rawJwt).then(
+          (key) => done(null, key),
+          (error: unknown) => done(error),
+        );
+      },
+      issuer: config.oauth.issuer,
+      audience: config.oauth.audience,
+      algorithms: ACCEPTED_JWT_ALGORITHMS,
+      jsonWebTokenOptions: { clockTolerance: CLOCK_TOLERANCE_SECONDS },
+      passReqToCallback: true,
+    });
+    this.userinfo = new UserinfoEmailResolver(discovery);
+  }
+
+  async validate(req: Request, payload: Record<string, unknown>): Promise<TokenIdentity> {
+    const { sub, exp, email } = payload;
+    if (typeof sub !== 'string' || sub === '') throw new UnauthenticatedError('Access token has no subject (sub claim)');
+    if (typeof exp !== 'number') throw new UnauthenticatedError('Access token has no expiry (exp claim)');
+    // An address the provider itself marks unverified could be anyone's: refuse it.
+    if (payload.email_verified === false) throw new UnauthenticatedError('The identity provider marks this e-mail address as unverified');
+    const resolved = typeof email === 'string' && email !== '' ? email : await this.userinfo.emailFor(sub, bearerToken(req)!);
+    if (!resolved) {
+      throw new UnauthenticatedError(
+        'Access token carries no email claim and the identity provider did not return one from userinfo; request the "email" scope',
+      );
+    }
+    return { subject: sub, email: resolved, tokenExpiresAt: exp };
+  }
+}
+
+/** The issuer's public keys by `kid`, via jwks-rsa (cached, rate-limited) at the discovered jwks_uri. */
+class IssuerSigningKeys {
+  private readonly logger = new Logger(JwtStrategy.name);
+  private client?: Promise<JwksClient>;
+
+  constructor(private readonly discovery: IssuerDiscovery) {}
+
+  async keyFor(rawJwt: string): Promise<string> {
+    const header = decodeHeader(rawJwt);
+    if (!header) throw new Error('Malformed token');
+    if (!ACCEPTED_JWT_ALGORITHMS.includes(header.alg as Algorithm)) throw new Error(`Token algorithm ${String(header.alg)} is not accepted`);
+    const client = await this.jwksClient();
+    const key = await client.getSigningKey(typeof header.kid === 'string' ? header.kid : undefined);
+    return key.getPublicKey();
+  }
+
+  private jwksClient(): Promise<JwksClient> {
+    this.client ??= this.discovery.metadata().then(
+      ({ jwks_uri: jwksUri }) =>
+        new JwksClient({
+          jwksUri,
+          cache: true,
+          cacheMaxEntries: 10,
+          cacheMaxAge: 10 * 60 * 1000,
+          rateLimit: true,
+          jwksRequestsPerMinute: 10,
+          timeout: 5000,
+        }),
+      (error: Error) => {
+        this.client = undefined;
+        this.logger.warn(`cannot validate access tokens yet: ${error.message}`);
+        throw error;
+      },
+    );
+    return this.client;
+  }
+}
+
+function decodeHeader(rawJwt: string): Record<string, unknown> | undefined {
+  const [header, , signature] = rawJwt.split('.');
+  if (!header || signature === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

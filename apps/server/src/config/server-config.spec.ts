@@ -1,0 +1,247 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ConfigError, parseVariables, v } from '@svc/common';
+import { loadServerConfig, ServerConfig } from './server-config';
+import { DEFAULT_ADMIN_KEY, LOG_LEVELS, SERVER_VARIABLES } from './server-variables';
+
+type Env = Record<string, string | undefined>;
+
+interface Row {
+  name: string;
+  /** Where the parsed value lands in the typed config. */
+  read: (c: ServerConfig) => unknown;
+  unset: unknown;
+  good: [string, unknown][];
+  /** Empty for free-form text, where every value is acceptable. */
+  bad: string[];
+  /** Other variables the value needs to show up (e.g. DB_NAME only matters with DB_URI). */
+  env?: Env;
+}
+
+const MONGO: Env = { DB_URI: 'mongodb://mongo:27017' };
+const mongo = (c: ServerConfig) => (c.storage.kind === 'mongo' ? c.storage : undefined);
+const DATA = resolve('./data');
+const PORT_BAD = ['abc', '70000', '-1', '65536', '80.5'];
+const INT_BAD = ['0', 'x', '1.5', '-3'];
+const BOOL_GOOD: [string, unknown][] = [['true', true], ['1', true], ['YES', true], ['on', true], ['false', false], ['0', false], ['Off', false]];
+
+const ROWS: Row[] = [
+  {
+    name: 'DB_URI',
+    read: (c) => c.storage,
+    unset: { kind: 'embedded', file: join(DATA, 'svc.sqlite') },
+    good: [
+      ['mongodb://mongo:27017', { kind: 'mongo', uri: 'mongodb://mongo:27017', dbName: 'svc-server', user: undefined, password: undefined }],
+      ['mongodb+srv://db.example.com/x', { kind: 'mongo', uri: 'mongodb+srv://db.example.com/x', dbName: 'svc-server', user: undefined, password: undefined }],
+    ],
+    bad: ['not a url', 'ftp://x', 'postgres://x'],
+  },
+  { name: 'DB_NAME', env: MONGO, read: (c) => mongo(c)?.dbName, unset: 'svc-server', good: [['fleet', 'fleet']], bad: [] },
+  { name: 'DB_INITDB_ROOT_USERNAME', env: MONGO, read: (c) => mongo(c)?.user, unset: undefined, good: [['root', 'root']], bad: [] },
+  { name: 'DB_INITDB_ROOT_PASSWORD', env: MONGO, read: (c) => mongo(c)?.password, unset: undefined, good: [['p@ss word', 'p@ss word']], bad: [] },
+  {
+    name: 'OAUTH_ISSUER',
+    read: (c) => c.oauth.issuer,
+    unset: 'http://localhost:8086/',
+    good: [['https://auth.example.com/', 'https://auth.example.com/'], ['http://idp.internal:8080/realms/x', 'http://idp.internal:8080/realms/x']],
+    bad: ['not a url', 'ftp://x'],
+  },
+  { name: 'OAUTH_AUDIENCE', read: (c) => c.oauth.audience, unset: 'http://localhost:8086', good: [['https://api.example.com', 'https://api.example.com']], bad: [] },
+  { name: 'PUBLIC_ADDRESS', read: (c) => c.publicAddress, unset: 'localhost', good: [['svc.example.com', 'svc.example.com']], bad: [] },
+  { name: 'UNIFIED_PORT', read: (c) => c.unifiedPort, unset: 8084, good: [['443', 443], ['0', 0], ['65535', 65535]], bad: PORT_BAD },
+  { name: 'REST_PORT', read: (c) => c.restPort, unset: 8085, good: [['8080', 8080]], bad: PORT_BAD },
+  { name: 'LISTEN_HOST', read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1']], bad: [] },
+  // Staging accepts any admin key; the production rules are tested below.
+  { name: 'ADMIN_KEY', read: (c) => c.adminKey, unset: DEFAULT_ADMIN_KEY, good: [['short', 'short']], bad: [] },
+  {
+    name: 'ADMIN_EMAILS',
+    read: (c) => c.adminEmails,
+    unset: [],
+    good: [['a@example.com, B@Example.org', ['a@example.com', 'b@example.org']]],
+    bad: ['not-an-email', 'a@example.com,,b@example.com'],
+  },
+  { name: 'USERS_NEED_APPROVAL', read: (c) => c.usersNeedApproval, unset: false, good: BOOL_GOOD, bad: ['maybe', '2'] },
+  {
+    name: 'USER_AUTO_ACCEPT_DOMAINS',
+    read: (c) => c.userAutoAcceptDomains,
+    unset: [],
+    good: [['example.com,Corp.Example.org', ['example.com', 'corp.example.org']]],
+    bad: ['a b', 'example.com;other.org', 'localhost'],
+  },
+  { name: 'ALLOW_CROSS_ORG_DEVICE_SHARING', read: (c) => c.allowCrossOrgDeviceSharing, unset: false, good: BOOL_GOOD, bad: ['maybe'] },
+  { name: 'AUDIT_RETENTION_DAYS', read: (c) => c.auditRetentionDays, unset: 30, good: [['1', 1], ['365', 365]], bad: [...INT_BAD, '36501'] },
+  { name: 'REPORT_RETENTION_DAYS', read: (c) => c.reportRetentionDays, unset: 7, good: [['14', 14]], bad: INT_BAD },
+  { name: 'STAGING', read: (c) => c.staging, unset: true, good: [['1', true]], bad: ['2', 'x', 'true'] },
+  {
+    name: 'RUST_LOG',
+    read: (c) => c.logLevel,
+    unset: 'info',
+    good: LOG_LEVELS.flatMap((l): [string, unknown][] => [[l, l], [l.toUpperCase(), l], [` ${l[0].toUpperCase()}${l.slice(1)} `, l]]),
+    bad: ['verbose', 'off', 'info,svc=debug'],
+  },
+  { name: 'CERTIFICATE_PATH', read: (c) => c.tls, unset: null, good: [['/nonexistent/certs', null]], bad: [] },
+  { name: 'DATA_DIR', read: (c) => c.dataDir, unset: DATA, good: [['/srv/svc', '/srv/svc'], ['state', resolve('state')]], bad: [] },
+  { name: 'DEV_IDP_PORT', read: (c) => c.devIdentityProvider?.port, unset: 8086, good: [['9000', 9000]], bad: PORT_BAD },
+  { name: 'REGISTRATION_RATE_LIMIT', read: (c) => c.registrationRateLimit, unset: 30, good: [['100000', 100000]], bad: [...INT_BAD, '100001'] },
+  { name: 'MAX_PENDING_REGISTRATIONS', read: (c) => c.maxPendingPerScope, unset: 100, good: [['5', 5]], bad: INT_BAD },
+];
+
+function configError(env: Env): ConfigError {
+  try {
+    loadServerConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadServerConfig', () => {
+  it('has a row for every server variable', () => {
+    expect(ROWS.map((r) => r.name).sort()).toEqual(Object.values(SERVER_VARIABLES).map((s) => s.name).sort());
+  });
+
+  describe.each(ROWS)('$name', (row) => {
+    it.each([['unset', undefined], ['empty', '']])('%s → default', (_what, raw) => {
+      expect(row.read(loadServerConfig({ ...row.env, [row.name]: raw }))).toEqual(row.unset);
+    });
+
+    it.each(row.good)('%j is accepted', (raw, parsed) => {
+      expect(row.read(loadServerConfig({ ...row.env, [row.name]: raw }))).toEqual(parsed);
+    });
+
+    if (row.bad.length > 0) {
+      it.each(row.bad)('%j is refused, naming the variable', (raw) => {
+        const err = configError({ ...row.env, [row.name]: raw });
+        expect(err.problems).toHaveLength(1);
+        expect(err.problems[0]).toMatch(new RegExp(`^${row.name}: `));
+        expect(err.message).toContain(`(got "${raw}")`);
+      });
+    }
+  });
+
+  it('reports every bad variable in one error', () => {
+    const err = configError({ UNIFIED_PORT: 'abc', RUST_LOG: 'verbose', STAGING: '2', ADMIN_EMAILS: 'x', DB_URI: 'postgres://x' });
+    expect(err.problems.map((p) => p.split(':')[0]).sort()).toEqual(['ADMIN_EMAILS', 'DB_URI', 'RUST_LOG', 'STAGING', 'UNIFIED_PORT']);
+    for (const name of ['ADMIN_EMAILS', 'DB_URI', 'RUST_LOG', 'STAGING', 'UNIFIED_PORT']) expect(err.message).toContain(name);
+  });
+
+  it('redacts values of secret-named variables and shortens long values', () => {
+    const specs = { key: v.port('SOME_API_KEY', 'test', 1), token: v.port('A_TOKEN', 'test', 1), long: v.port('LONG', 'test', 1) };
+    const err = (() => {
+      try {
+        parseVariables(specs, { SOME_API_KEY: 'sekrit-1', A_TOKEN: 'sekrit-2', LONG: 'y'.repeat(200) });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(err.message).not.toMatch(/sekrit/);
+    expect(err.message).toContain('SOME_API_KEY: must be a port number between 0 and 65535 (got "<redacted>")');
+    expect(err.message).not.toContain('y'.repeat(81));
+  });
+
+  describe('production (STAGING=0)', () => {
+    let root: string;
+    let certs: string;
+    let certOnly: string;
+    let empty: string;
+    let prod: Env;
+
+    beforeAll(() => {
+      root = mkdtempSync(join(tmpdir(), 'svc-config-'));
+      certs = mkdtempSync(join(root, 'full-'));
+      certOnly = mkdtempSync(join(root, 'half-'));
+      empty = mkdtempSync(join(root, 'none-'));
+      writeFileSync(join(certs, 'cert.pem'), 'cert');
+      writeFileSync(join(certs, 'key.pem'), 'key');
+      writeFileSync(join(certOnly, 'cert.pem'), 'cert');
+      prod = {
+        STAGING: '0',
+        ADMIN_KEY: 'k'.repeat(32),
+        CERTIFICATE_PATH: certs,
+        OAUTH_ISSUER: 'https://auth.example.com/',
+        OAUTH_AUDIENCE: 'https://api.example.com',
+        DB_URI: 'mongodb://mongo:27017',
+      };
+    });
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+    it('accepts a complete production configuration', () => {
+      const config = loadServerConfig(prod);
+      expect(config).toMatchObject({
+        staging: false,
+        tls: { certFile: join(certs, 'cert.pem'), keyFile: join(certs, 'key.pem') },
+        oauth: { issuer: 'https://auth.example.com/', audience: 'https://api.example.com' },
+        devIdentityProvider: null,
+        storage: { kind: 'mongo', uri: 'mongodb://mongo:27017' },
+      });
+    });
+
+    it('accepts an admin key of exactly 24 characters', () => {
+      expect(loadServerConfig({ ...prod, ADMIN_KEY: 'k'.repeat(24) }).adminKey).toHaveLength(24);
+    });
+
+    it.each<[string, () => Env, string]>([
+      ['the default admin key (unset)', () => ({ ADMIN_KEY: undefined }), 'ADMIN_KEY'],
+      ['the default admin key (explicit)', () => ({ ADMIN_KEY: DEFAULT_ADMIN_KEY }), 'ADMIN_KEY'],
+      ['an admin key of 23 characters', () => ({ ADMIN_KEY: 'k'.repeat(23) }), 'ADMIN_KEY'],
+      ['a certificate directory without files', () => ({ CERTIFICATE_PATH: empty }), 'CERTIFICATE_PATH'],
+      ['a certificate directory without key.pem', () => ({ CERTIFICATE_PATH: certOnly }), 'CERTIFICATE_PATH'],
+      ['a missing OAUTH_ISSUER', () => ({ OAUTH_ISSUER: undefined }), 'OAUTH_ISSUER'],
+      ['a missing OAUTH_AUDIENCE', () => ({ OAUTH_AUDIENCE: '' }), 'OAUTH_AUDIENCE'],
+      ['a missing DB_URI', () => ({ DB_URI: undefined }), 'DB_URI'],
+    ])('refuses %s', (_what, override, name) => {
+      const err = configError({ ...prod, ...override() });
+      expect(err.problems).toHaveLength(1);
+      expect(err.problems[0]).toMatch(new RegExp(`^${name}: .*production`));
+    });
+
+    it('lists every refusal at once', () => {
+      expect(configError({ STAGING: '0' }).problems.map((p) => p.split(':')[0])).toEqual([
+        'ADMIN_KEY',
+        'CERTIFICATE_PATH',
+        'OAUTH_ISSUER',
+        'OAUTH_AUDIENCE',
+        'DB_URI',
+      ]);
+    });
+
+    it('never repeats secrets in error messages', () => {
+      const secrets = { ADMIN_KEY: 'short-secret', DB_INITDB_ROOT_PASSWORD: 'hunter2-secret' };
+      const refused = configError({ ...prod, ...secrets, CERTIFICATE_PATH: empty });
+      const unparsable = configError({ ...secrets, REST_PORT: 'abc', STAGING: '7' });
+      for (const err of [refused, unparsable]) {
+        expect(err.message).not.toContain('short-secret');
+        expect(err.message).not.toContain('hunter2-secret');
+      }
+    });
+  });
+
+  describe('staging defaults', () => {
+    it.each([
+      [{}, 8086],
+      [{ DEV_IDP_PORT: '9123' }, 9123],
+    ])('without OAUTH_ISSUER, %j starts the development provider', (env, port) => {
+      const config = loadServerConfig(env);
+      expect(config.devIdentityProvider).toEqual({ port, keysFile: join(DATA, 'dev-idp', 'jwks.json') });
+      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}` });
+    });
+
+    it('with OAUTH_ISSUER, uses it and starts no provider', () => {
+      const config = loadServerConfig({ OAUTH_ISSUER: 'https://auth.example.com/', OAUTH_AUDIENCE: 'svc-api' });
+      expect(config.devIdentityProvider).toBeNull();
+      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api' });
+    });
+
+    it('DB_URI selects MongoDB with its name and credentials', () => {
+      const env = { DB_URI: 'mongodb://mongo:27017', DB_NAME: 'fleet', DB_INITDB_ROOT_USERNAME: 'root', DB_INITDB_ROOT_PASSWORD: 'pw' };
+      expect(loadServerConfig(env).storage).toEqual({ kind: 'mongo', uri: 'mongodb://mongo:27017', dbName: 'fleet', user: 'root', password: 'pw' });
+    });
+
+    it('without DB_URI, uses the embedded file under DATA_DIR', () => {
+      expect(loadServerConfig({ DATA_DIR: '/srv/svc' }).storage).toEqual({ kind: 'embedded', file: '/srv/svc/svc.sqlite' });
+    });
+  });
+});

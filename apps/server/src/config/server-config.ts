@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, parseVariables } from '@svc/common';
+import { DEFAULT_ADMIN_KEY, LogLevel, SERVER_VARIABLES } from './server-variables';
+
+export type StorageConfig =
+  | { kind: 'embedded'; file: string }
+  | { kind: 'mongo'; uri: string; dbName: string; user?: string; password?: string };
+
+export interface ServerConfig {
+  staging: boolean;
+  logLevel: LogLevel;
+  storage: StorageConfig;
+  oauth: { issuer: string; audience: string };
+  /** Set when the server must start the development identity provider itself. */
+  devIdentityProvider: { port: number; keysFile: string } | null;
+  publicAddress: string;
+  unifiedPort: number;
+  restPort: number;
+  listenHost: string;
+  tls: { certFile: string; keyFile: string } | null;
+  adminKey: string;
+  adminEmails: string[];
+  usersNeedApproval: boolean;
+  userAutoAcceptDomains: string[];
+  allowCrossOrgDeviceSharing: boolean;
+  auditRetentionDays: number;
+  reportRetentionDays: number;
+  dataDir: string;
+  registrationRateLimit: number;
+  maxPendingPerScope: number;
+}
+
+export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
+
+/** Parses and validates the whole environment once; throws ConfigError naming every bad variable. */
+export function loadServerConfig(env: Record<string, string | undefined>): ServerConfig {
+  const raw = parseVariables(SERVER_VARIABLES, env);
+  const staging = raw.staging === 1;
+  const problems: string[] = [];
+
+  const certFile = join(raw.certificatePath!, 'cert.pem');
+  const keyFile = join(raw.certificatePath!, 'key.pem');
+  const tls = existsSync(certFile) && existsSync(keyFile) ? { certFile, keyFile } : null;
+  const dataDir = resolve(raw.dataDir!);
+
+  if (!staging) {
+    if (raw.adminKey === DEFAULT_ADMIN_KEY) problems.push('ADMIN_KEY: the default admin key is refused in production (STAGING=0); set a secret of at least 24 characters');
+    else if (raw.adminKey!.length < 24) problems.push('ADMIN_KEY: must be at least 24 characters in production (STAGING=0)');
+    if (!tls) problems.push(`CERTIFICATE_PATH: production (STAGING=0) needs TLS certificates; ${certFile} and ${keyFile} must exist`);
+    if (!raw.oauthIssuer) problems.push('OAUTH_ISSUER: required in production (STAGING=0)');
+    if (!raw.oauthAudience) problems.push('OAUTH_AUDIENCE: required in production (STAGING=0)');
+    if (!raw.dbUri) problems.push('DB_URI: required in production (STAGING=0); the embedded store is for staging only');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const devIdentityProvider = raw.oauthIssuer ? null : { port: raw.devIdpPort, keysFile: join(dataDir, 'dev-idp', 'jwks.json') };
+  const issuer = raw.oauthIssuer ?? `http://localhost:${raw.devIdpPort}/`;
+  const audience = raw.oauthAudience ?? issuer.replace(/\/$/, '');
+
+  return {
+    staging,
+    logLevel: raw.logLevel,
+    storage: raw.dbUri
+      ? { kind: 'mongo', uri: raw.dbUri, dbName: raw.dbName!, user: raw.dbUser, password: raw.dbPassword }
+      : { kind: 'embedded', file: join(dataDir, 'svc.sqlite') },
+    oauth: { issuer, audience },
+    devIdentityProvider,
+    publicAddress: raw.publicAddress!,
+    unifiedPort: raw.unifiedPort,
+    restPort: raw.restPort,
+    listenHost: raw.listenHost!,
+    tls,
+    adminKey: raw.adminKey!,
+    adminEmails: raw.adminEmails,
+    usersNeedApproval: raw.usersNeedApproval,
+    userAutoAcceptDomains: raw.userAutoAcceptDomains,
+    allowCrossOrgDeviceSharing: raw.allowCrossOrgDeviceSharing,
+    auditRetentionDays: raw.auditRetentionDays,
+    reportRetentionDays: raw.reportRetentionDays,
+    dataDir,
+    registrationRateLimit: raw.registrationRateLimit,
+    maxPendingPerScope: raw.maxPendingPerScope,
+  };
+}

@@ -1,0 +1,53 @@
+import { isEmail, v } from '@svc/common';
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
+
+const DOMAIN = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+
+/** Every variable the server reads. Nothing else in the server touches process.env. */
+export const SERVER_VARIABLES = {
+  dbUri: v.url(
+    'DB_URI',
+    'MongoDB connection string (`mongodb://` or `mongodb+srv://`). Unset in staging: the embedded SQLite store under `DATA_DIR`. Required when `STAGING=0`; the compose file sets `mongodb://mongo:27017`.',
+    'unset (embedded store)',
+    ['mongodb', 'mongodb+srv'],
+  ),
+  dbName: v.string('DB_NAME', 'Logical database name.', 'svc-server'),
+  dbUser: v.string('DB_INITDB_ROOT_USERNAME', 'Database root user, for secured MongoDB setups.'),
+  dbPassword: v.string('DB_INITDB_ROOT_PASSWORD', 'Database root password, for secured MongoDB setups. Never logged.'),
+  oauthIssuer: v.url(
+    'OAUTH_ISSUER',
+    'Issuer URL used to validate access tokens (`iss` must equal it; keys come from its JWKS). Unset in staging: the built-in development identity provider is started and used. Required when `STAGING=0`.',
+    '`http://localhost:<DEV_IDP_PORT>/` (development provider)',
+    ['https', 'http'],
+  ),
+  oauthAudience: v.string(
+    'OAUTH_AUDIENCE',
+    'Expected audience: the token\'s `aud` claim must contain it. Required when `STAGING=0`.',
+    undefined,
+  ),
+  publicAddress: v.string('PUBLIC_ADDRESS', 'Public host name of the server; used to check the SNI of incoming tunnel connections for device-id prefixes.', 'localhost'),
+  unifiedPort: v.port('UNIFIED_PORT', 'Port for runtime connections and tunnel traffic (TCP and UDP); map it to 443.', 8084),
+  restPort: v.port('REST_PORT', 'Port for the REST API; typically mapped to 8080.', 8085),
+  listenHost: v.string('LISTEN_HOST', 'Address the server binds to.', '0.0.0.0'),
+  adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
+  adminEmails: v.list('ADMIN_EMAILS', 'E-mail addresses that receive admin privileges.', isEmail, 'an e-mail address'),
+  usersNeedApproval: v.boolean('USERS_NEED_APPROVAL', 'true: new accounts start inactive until an admin approves them.', false),
+  userAutoAcceptDomains: v.list('USER_AUTO_ACCEPT_DOMAINS', 'E-mail domains whose users skip approval (no spaces).', (d) => DOMAIN.test(d), 'a domain name'),
+  allowCrossOrgDeviceSharing: v.boolean('ALLOW_CROSS_ORG_DEVICE_SHARING', 'true: an organization\'s devices may be shared with scopes outside that organization.', false),
+  auditRetentionDays: v.integer('AUDIT_RETENTION_DAYS', 'Days audit entries are kept before automatic deletion.', 30, 1, 36500),
+  reportRetentionDays: v.integer('REPORT_RETENTION_DAYS', 'Days deployment reports are kept before automatic deletion.', 7, 1, 36500),
+  staging: {
+    ...v.integer('STAGING', '1: staging (embedded defaults, development identity provider, relaxed checks); 0: production (refuses the default admin key, missing TLS certificates, missing DB_URI/OAUTH_ISSUER/OAUTH_AUDIENCE).', 1, 0, 1),
+    type: 'number (0 or 1)',
+  },
+  logLevel: v.oneOf('RUST_LOG', 'Log level.', LOG_LEVELS, 'info'),
+  certificatePath: v.string('CERTIFICATE_PATH', 'Directory holding `cert.pem` (certificate chain) and `key.pem` (private key) for TLS.', '/data/svc/certs/'),
+  dataDir: v.string('DATA_DIR', 'Directory for the embedded store and the development identity provider\'s keys.', './data'),
+  devIdpPort: v.port('DEV_IDP_PORT', 'Port of the development identity provider (staging only, when OAUTH_ISSUER is unset).', 8086),
+  registrationRateLimit: v.integer('REGISTRATION_RATE_LIMIT', 'Device registration requests accepted per source address per minute.', 30, 1, 100000),
+  maxPendingPerScope: v.integer('MAX_PENDING_REGISTRATIONS', 'Pending registration requests kept per requested owner scope.', 100, 1, 100000),
+};

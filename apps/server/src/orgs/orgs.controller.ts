@@ -1,0 +1,75 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, CurrentPrincipal, UsersOnly } from '../auth/decorators';
+import type { Principal, UserPrincipal } from '../auth/principal';
+import { OrgsService } from './orgs.service';
+import { OrgDevicesService } from './org-devices.service';
+import { AddMemberInput, CreateOrgInput, OrgDeviceInput, UpdateOrgInput } from './dto';
+
+/** org_list, org_create, org_delete, org_update, org_members_*, org_devices_*. */
+@ApiTags('organizations')
+@ApiBearerAuth()
+@ApiSecurity('admin-key')
+@Controller('orgs')
+export class OrgsController {
+  constructor(
+    private readonly orgs: OrgsService,
+    private readonly orgDevices: OrgDevicesService,
+  ) {}
+
+  @Get()
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.orgs.list(principal);
+  }
+
+  @Post()
+  @AdminOnly()
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOrgInput) {
+    return this.orgs.create(principal, body.id, body.email);
+  }
+
+  @Delete(':id')
+  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.orgs.delete(principal, id);
+  }
+
+  @Patch(':id')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateOrgInput) {
+    return this.orgs.rename(principal, id, body.new_id);
+  }
+
+  @Get(':id/members')
+  members(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.orgs.members(principal, id);
+  }
+
+  @Post(':id/members')
+  @HttpCode(200)
+  addMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: AddMemberInput) {
+    return this.orgs.addMember(principal, id, body.email, body.role);
+  }
+
+  @Delete(':id/members/:email')
+  removeMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Param('email') email: string) {
+    return this.orgs.removeMember(principal, id, email);
+  }
+
+  @Get(':id/devices')
+  @UsersOnly()
+  devices(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string) {
+    return this.orgDevices.list(principal, id);
+  }
+
+  @Post(':id/devices')
+  @UsersOnly()
+  @HttpCode(200)
+  addDevice(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string, @Body() body: OrgDeviceInput) {
+    return this.orgDevices.add(principal, id, body.device);
+  }
+
+  @Delete(':id/devices/:device')
+  @UsersOnly()
+  removeDevice(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string, @Param('device') device: string) {
+    return this.orgDevices.remove(principal, id, device);
+  }
+}

@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { DevicesModule } from '../devices/devices.module';
+import { AccessModule } from '../access/access.module';
+import { OrgsService } from './orgs.service';
+import { OrgDevicesService } from './org-devices.service';
+import { OrgsController } from './orgs.controller';
+
+@Module({ imports: [DevicesModule, AccessModule], providers: [OrgsService, OrgDevicesService], controllers: [OrgsController] })
+export class OrgsModule {}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { Storage, Filter } from '../storage.port';
+import { AUDIT, AuditRecord, REPORTS, ReportRecord } from '../records';
+
+export interface AuditQuery {
+  deviceId: string;
+  since?: Date;
+  until?: Date;
+  max: number;
+}
+
+/** Audit entries and runtime reports: append-only records that expire. */
+@Injectable()
+export class AuditRepository {
+  private readonly audit;
+  private readonly reports;
+
+  constructor(storage: Storage) {
+    this.audit = storage.collection(AUDIT);
+    this.reports = storage.collection(REPORTS);
+  }
+
+  insert(entry: AuditRecord): Promise<void> {
+    return this.audit.insert(entry);
+  }
+
+  /** Newest first, within [since, until). */
+  forDevice(query: AuditQuery): Promise<AuditRecord[]> {
+    const filter: Filter<AuditRecord> = { deviceId: query.deviceId };
+    if (query.since || query.until) filter.timestamp = { gte: query.since, lt: query.until };
+    return this.audit.find(filter, { sort: { field: 'timestamp', direction: 'desc' }, limit: query.max });
+  }
+
+  /** The newest entry of an action for a device, if any. */
+  async latest(deviceId: string, action: string): Promise<AuditRecord | null> {
+    const [entry] = await this.audit.find({ deviceId, action }, { sort: { field: 'timestamp', direction: 'desc' }, limit: 1 });
+    return entry ?? null;
+  }
+
+  insertReport(report: ReportRecord): Promise<void> {
+    return this.reports.insert(report);
+  }
+
+  /** Deletes everything past its retention; MongoDB's TTL index does the same in the background. */
+  async purgeExpired(now: Date): Promise<{ audit: number; reports: number }> {
+    const audit = await this.audit.deleteMany({ expiresAt: { lte: now } });
+    const reports = await this.reports.deleteMany({ expiresAt: { lte: now } });
+    return { audit, reports };
+  }
+}

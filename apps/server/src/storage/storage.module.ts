@@ -1,0 +1,57 @@
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { getConnectionToken, MongooseModule } from '@nestjs/mongoose';
+import type { Connection } from 'mongoose';
+import type { StorageConfig } from '../config/server-config';
+import { Storage } from './storage.port';
+import { ALL_COLLECTIONS } from './records';
+import { EmbeddedStorage } from './embedded/embedded-storage';
+import { MongoStorage } from './mongo/mongo-storage';
+import { mongooseModelDefinitions } from './mongo/schema-from-def';
+import { UsersRepository } from './repositories/users.repository';
+import { MembershipsRepository } from './repositories/memberships.repository';
+import { OrgsRepository } from './repositories/orgs.repository';
+import { DevicesRepository } from './repositories/devices.repository';
+import { RegistrationsRepository } from './repositories/registrations.repository';
+import { AuditRepository } from './repositories/audit.repository';
+
+const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository];
+
+/** Picks the adapter from the configuration: MongoDB when DB_URI is set, else embedded SQLite. */
+@Global()
+@Module({})
+export class StorageModule implements OnApplicationShutdown {
+  constructor(@Inject(Storage) private readonly storage: Storage) {}
+
+  /** The SQLite file is ours to close; Mongoose closes its own connection. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.storage.kind === 'embedded') await this.storage.close();
+  }
+
+  static forRoot(config: StorageConfig): DynamicModule {
+    if (config.kind === 'embedded') {
+      const storage: Provider = {
+        provide: Storage,
+        useFactory: () => EmbeddedStorage.open(config.file, ALL_COLLECTIONS),
+      };
+      return { module: StorageModule, providers: [storage, ...REPOSITORIES], exports: [Storage, ...REPOSITORIES] };
+    }
+    const storage: Provider = {
+      provide: Storage,
+      inject: [getConnectionToken()],
+      useFactory: async (connection: Connection) => {
+        const mongo = new MongoStorage(connection, ALL_COLLECTIONS);
+        await mongo.init();
+        return mongo;
+      },
+    };
+    return {
+      module: StorageModule,
+      imports: [
+        MongooseModule.forRoot(config.uri, { dbName: config.dbName, user: config.user, pass: config.password, serverSelectionTimeoutMS: 10_000 }),
+        MongooseModule.forFeature(mongooseModelDefinitions(ALL_COLLECTIONS)),
+      ],
+      providers: [storage, ...REPOSITORIES],
+      exports: [Storage, ...REPOSITORIES],
+    };
+  }
+}

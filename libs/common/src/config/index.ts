@@ -1,0 +1,2 @@
+export * from './variables';
+export * from './client-variables';

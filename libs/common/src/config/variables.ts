@@ -1,0 +1,140 @@
+/**
+ * Declarative description of an environment variable. The server's and the clients' tables are
+ * built from these, parsed once at start-up, and rendered into docs/configuration.md.
+ */
+export interface VariableSpec<T> {
+  name: string;
+  type: string;
+  /** Human-readable default shown in the docs. */
+  defaultText: string;
+  description: string;
+  /** Parses the raw value (undefined when unset); throws an Error whose message explains the fault. */
+  parse(raw: string | undefined): T;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+type Parsed<S> = { [K in keyof S]: S[K] extends VariableSpec<infer T> ? T : never };
+
+/** Parses every variable of a table, collecting all problems before failing. */
+export function parseVariables<S extends Record<string, VariableSpec<unknown>>>(specs: S, env: Env): Parsed<S> {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, spec] of Object.entries(specs)) {
+    const raw = env[spec.name];
+    try {
+      out[key] = spec.parse(raw === '' ? undefined : raw);
+    } catch (err) {
+      problems.push(`${spec.name}: ${(err as Error).message}${raw === undefined ? '' : ` (got "${redact(spec, raw)}")`}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as Parsed<S>;
+}
+
+const SECRET_NAMES = /KEY|PASSWORD|SECRET|TOKEN/;
+function redact(spec: VariableSpec<unknown>, raw: string): string {
+  if (SECRET_NAMES.test(spec.name)) return '<redacted>';
+  return raw.length > 80 ? `${raw.slice(0, 80)}…` : raw;
+}
+
+export const v = {
+  string(name: string, description: string, dflt?: string): VariableSpec<string | undefined> {
+    return { name, type: 'string', defaultText: dflt === undefined ? 'none' : `\`${dflt}\``, description, parse: (raw) => raw ?? dflt };
+  },
+  port(name: string, description: string, dflt: number): VariableSpec<number> {
+    return {
+      name,
+      type: 'port (0-65535)',
+      defaultText: `\`${dflt}\``,
+      description,
+      parse(raw) {
+        if (raw === undefined) return dflt;
+        if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new Error('must be a port number between 0 and 65535');
+        return Number(raw);
+      },
+    };
+  },
+  integer(name: string, description: string, dflt: number, min: number, max: number): VariableSpec<number> {
+    return {
+      name,
+      type: `integer (${min}-${max})`,
+      defaultText: `\`${dflt}\``,
+      description,
+      parse(raw) {
+        if (raw === undefined) return dflt;
+        if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`must be a whole number between ${min} and ${max}`);
+        return Number(raw);
+      },
+    };
+  },
+  boolean(name: string, description: string, dflt: boolean): VariableSpec<boolean> {
+    return {
+      name,
+      type: 'boolean',
+      defaultText: `\`${dflt}\``,
+      description,
+      parse(raw) {
+        if (raw === undefined) return dflt;
+        const value = raw.trim().toLowerCase();
+        if (['true', '1', 'yes', 'on'].includes(value)) return true;
+        if (['false', '0', 'no', 'off'].includes(value)) return false;
+        throw new Error('must be true or false (also accepted: 1/0, yes/no, on/off)');
+      },
+    };
+  },
+  oneOf<const T extends string>(name: string, description: string, values: readonly T[], dflt: T): VariableSpec<T> {
+    return {
+      name,
+      type: `one of ${values.map((x) => `\`${x}\``).join(', ')}`,
+      defaultText: `\`${dflt}\``,
+      description,
+      parse(raw) {
+        if (raw === undefined) return dflt;
+        const value = raw.trim().toLowerCase();
+        if (!(values as readonly string[]).includes(value)) throw new Error(`must be one of ${values.join(', ')}`);
+        return value as T;
+      },
+    };
+  },
+  list(name: string, description: string, itemCheck: (item: string) => boolean, itemWhat: string): VariableSpec<string[]> {
+    return {
+      name,
+      type: 'comma-separated list',
+      defaultText: 'empty',
+      description,
+      parse(raw) {
+        if (raw === undefined) return [];
+        const items = raw.split(',').map((s) => s.trim().toLowerCase());
+        const bad = items.filter((item) => item === '' || !itemCheck(item));
+        if (bad.length > 0) throw new Error(`every item must be ${itemWhat}; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
+        return items;
+      },
+    };
+  },
+  url(name: string, description: string, defaultText: string, schemes: readonly string[]): VariableSpec<string | undefined> {
+    return {
+      name,
+      type: `URL (${schemes.join(', ')})`,
+      defaultText,
+      description,
+      parse(raw) {
+        if (raw === undefined) return undefined;
+        let url: URL;
+        try {
+          url = new URL(raw);
+        } catch {
+          throw new Error('must be an absolute URL');
+        }
+        if (!schemes.includes(url.protocol.replace(/:$/, ''))) throw new Error(`must use one of the schemes ${schemes.join(', ')}`);
+        return raw;
+      },
+    };
+  },
+};

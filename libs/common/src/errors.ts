@@ -1,0 +1,132 @@
+/**
+ * Domain errors shared by server, CLI and runtime. The server's exception filter maps them to
+ * `{statusCode, error, message, code, requestId}`; the CLI maps them to a message and exit code.
+ */
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'ACCOUNT_PENDING_APPROVAL'
+  | 'NOT_FOUND'
+  | 'DEVICE_NOT_FOUND'
+  | 'CONFLICT'
+  | 'GONE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
+  | 'DEVICE_OFFLINE'
+  | 'TIMEOUT'
+  | 'STORAGE_UNAVAILABLE'
+  | 'INTERNAL';
+
+export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
+  INVALID_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  ACCOUNT_PENDING_APPROVAL: 403,
+  NOT_FOUND: 404,
+  DEVICE_NOT_FOUND: 404,
+  CONFLICT: 409,
+  GONE: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  DEVICE_OFFLINE: 503,
+  TIMEOUT: 504,
+  STORAGE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  get status(): number {
+    return HTTP_STATUS_BY_CODE[this.code];
+  }
+}
+
+export class InvalidInputError extends DomainError {
+  constructor(message: string) {
+    super('INVALID_INPUT', message);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'Authentication required') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'Access denied') {
+    super('FORBIDDEN', message);
+  }
+}
+
+export class AccountPendingApprovalError extends DomainError {
+  constructor() {
+    super('ACCOUNT_PENDING_APPROVAL', 'Your account awaits approval by an administrator');
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message = 'Not found') {
+    super('NOT_FOUND', message);
+  }
+}
+
+/** The one answer for a device that does not exist and for one the caller may not see. */
+export class DeviceNotFoundError extends DomainError {
+  constructor() {
+    super('DEVICE_NOT_FOUND', 'Device not found');
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('CONFLICT', message);
+  }
+}
+
+export class GoneError extends DomainError {
+  constructor(message: string) {
+    super('GONE', message);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(message = 'Too many requests, try again later') {
+    super('RATE_LIMITED', message);
+  }
+}
+
+export class DeviceOfflineError extends DomainError {
+  constructor() {
+    super('DEVICE_OFFLINE', 'Device is offline');
+  }
+}
+
+export class TimeoutError extends DomainError {
+  constructor(message = 'Timed out') {
+    super('TIMEOUT', message);
+  }
+}
+
+export class StorageUnavailableError extends DomainError {
+  constructor(message = 'Storage is unavailable') {
+    super('STORAGE_UNAVAILABLE', message);
+  }
+}
+
+/** Wire shape of every error answer of the REST API. */
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  code: ErrorCode;
+  requestId: string;
+}

@@ -1,0 +1,19 @@
+/** Limits that the server enforces and clients respect. Defaults come from the specification. */
+export const LIMITS = {
+  /** How long a pending registration request stays valid: the runtime's approval window. */
+  registrationTtlMs: 60 * 60 * 1000,
+  /** Runtime's polling interval while waiting for approval. */
+  approvalPollIntervalMs: 10_000,
+  /** Largest `devices` array a [Batch] operation accepts. */
+  maxBatchSize: 100,
+  /** Largest JSON body the REST API accepts. */
+  maxJsonBodyBytes: 64 * 1024,
+  /** `device_audit_logs` default and ceiling for `max`. */
+  auditLogsDefaultMax: 100,
+  auditLogsMaxMax: 1000,
+  /** Size ceilings for registration fields. */
+  maxDeviceIdLength: 128,
+  maxInfoFieldLength: 256,
+} as const;
+
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;

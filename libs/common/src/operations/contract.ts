@@ -1,0 +1,57 @@
+/**
+ * The operation vocabulary of the product: every tool of the specification, with its exact
+ * parameters. The server's REST routes, the CLI SDK and `svc mcp` are adapters over these entries.
+ */
+export type ParamType = 'string' | 'number' | 'boolean' | 'string[]';
+
+export interface ParamSpec {
+  type: ParamType;
+  required: boolean;
+  default?: string | number | boolean;
+  enum?: readonly string[];
+  description: string;
+}
+
+export interface OperationContract {
+  name: string;
+  summary: string;
+  /** [Batch] tools take `device` or `devices` (mutually exclusive) and answer `{results: [...]}`. */
+  batch: boolean;
+  params: Record<string, ParamSpec>;
+}
+
+export function defineOperation<const T extends OperationContract>(op: T): T {
+  return op;
+}
+
+export const str = (description: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({
+  type: 'string',
+  required: true,
+  description,
+  ...extra,
+});
+export const optStr = (description: string, extra: Partial<ParamSpec> = {}): ParamSpec =>
+  str(description, { required: false, ...extra });
+export const num = (description: string, dflt: number): ParamSpec => ({
+  type: 'number',
+  required: false,
+  default: dflt,
+  description,
+});
+export const bool = (description: string, dflt: boolean): ParamSpec => ({
+  type: 'boolean',
+  required: false,
+  default: dflt,
+  description,
+});
+export const strList = (description: string, required = true): ParamSpec => ({
+  type: 'string[]',
+  required,
+  description,
+});
+
+/** Parameters every [Batch] operation has in addition to its own. */
+export const BATCH_TARGET = {
+  device: optStr('device name or id (exclusive with devices)'),
+  devices: strList('device names or ids (exclusive with device)', false),
+} as const;

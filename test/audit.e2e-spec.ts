@@ -1,0 +1,252 @@
+/**
+ * Audit entries over real HTTP: what each action records, ordering, since/until/max, single and
+ * batch queries, retention (audit entries, reports, registration requests) driven by the server's
+ * clock, and no secret ever written to an audit entry or a log line.
+ */
+import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
+import { ApiResponse, Caller } from './fixtures/api-client';
+import { requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
+import { DAY_MS } from '../apps/server/src/common/clock';
+import { RetentionJob } from '../apps/server/src/audit/retention.job';
+import { AUDIT_ACTIONS } from '../apps/server/src/audit/audit-actions';
+import { AuditService } from '../apps/server/src/audit/audit.service';
+import { Storage } from '../apps/server/src/storage/storage.port';
+import { AUDIT, REGISTRATIONS, REPORTS } from '../apps/server/src/storage/records';
+
+function expectError(res: ApiResponse, statusCode: number, code: string, message?: string | RegExp): void {
+  expect(res.status).toBe(statusCode);
+  expect(res.body).toMatchObject({ statusCode, code });
+  if (message !== undefined) expect(res.body.message).toMatch(message);
+}
+
+type Entry = { timestamp: string; user: string; action: string; details: string };
+
+describe('audit logs', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let owner: Caller;
+  const apiKeys: string[] = [];
+  const output: string[] = [];
+  const as = (email: string) => server.login(email);
+  const now = () => server.clock.now().toISOString();
+  const tick = (ms = 1000) => server.clock.advance(ms);
+  const logs = async (device: string, query = '', caller: Caller = owner): Promise<Entry[]> => {
+    const res = await server.api.get(`/devices/${device}/audit-logs${query}`, caller);
+    expect(res.status).toBe(200);
+    return res.body.logs;
+  };
+
+  async function register(deviceId: string, approver: Caller, ownerScope = 'user:owner@audit.test'): Promise<void> {
+    const requestId = await requestRegistration(server, deviceId, ownerScope);
+    tick();
+    expect((await server.api.post('/devices/approve', { request_id: requestId }, approver)).status).toBe(200);
+    apiKeys.push((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body.api_key);
+  }
+
+  beforeAll(async () => {
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return true;
+    });
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, {
+      AUDIT_RETENTION_DAYS: '30',
+      REPORT_RETENTION_DAYS: '3',
+      USERS_NEED_APPROVAL: 'true',
+      USER_AUTO_ACCEPT_DOMAINS: 'audit.test',
+      REGISTRATION_RATE_LIMIT: '1000',
+      RUST_LOG: 'trace',
+    });
+    owner = await as('owner@audit.test');
+    await server.api.post('/orgs', { id: 'audco', email: 'owner@audit.test' }, server.admin);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await idp?.stop();
+    jest.restoreAllMocks();
+  });
+
+  it('records registration, approval, sharing and org moves as {timestamp, user, action, details}, newest first', async () => {
+    const at: string[] = [now()];
+    await register('aud-1', owner);
+    at.push(now());
+    for (const step of [
+      () => server.api.post('/devices/aud-1/access', { email_or_org_id: 'bob@audit.test', role: 'viewer' }, owner),
+      () => server.api.delete('/devices/aud-1/access/bob@audit.test', owner),
+      () => server.api.post('/orgs/audco/devices', { device: 'aud-1' }, owner),
+      () => server.api.delete('/orgs/audco/devices/aud-1', owner),
+    ]) {
+      tick();
+      at.push(now());
+      expect((await step()).status).toBe(200);
+    }
+    const entries = await logs('aud-1');
+    expect(entries).toEqual([
+      { timestamp: at[5], user: 'owner@audit.test', action: 'device.removed_from_org', details: expect.stringContaining('org:audco') },
+      { timestamp: at[4], user: 'owner@audit.test', action: 'device.moved_to_org', details: expect.stringMatching(/user:owner@audit\.test.*org:audco/) },
+      { timestamp: at[3], user: 'owner@audit.test', action: 'device.access_removed', details: expect.stringContaining('user:bob@audit.test') },
+      { timestamp: at[2], user: 'owner@audit.test', action: 'device.access_added', details: expect.stringMatching(/user:bob@audit\.test.*viewer/) },
+      { timestamp: at[1], user: 'owner@audit.test', action: 'device.approved', details: expect.stringContaining('user:owner@audit.test') },
+      { timestamp: at[0], user: 'device:aud-1', action: 'device.registration_requested', details: expect.stringContaining('user:owner@audit.test') },
+    ]);
+    for (const entry of entries) expect(Object.keys(entry).sort()).toEqual(['action', 'details', 'timestamp', 'user']);
+    const single = await server.api.post('/devices/audit-logs', { device: 'aud-1' }, owner);
+    expect(single.status).toBe(200);
+    expect(single.body).toEqual({ logs: entries });
+  });
+
+  it('filters by since (inclusive) and until (exclusive)', async () => {
+    const entries = await logs('aud-1');
+    const [t5, t4, t3, t2, t1, t0] = entries.map((e) => e.timestamp);
+    const actions = (list: Entry[]) => list.map((e) => e.action);
+    expect(actions(await logs('aud-1', `?since=${t2}&until=${t4}`))).toEqual(['device.access_removed', 'device.access_added']);
+    expect(await logs('aud-1', `?since=${t4}`)).toEqual(entries.slice(0, 2));
+    expect(await logs('aud-1', `?until=${t1}`)).toEqual(entries.slice(5));
+    expect(await logs('aud-1', `?since=${t5}&until=${new Date(Date.parse(t5) + 1).toISOString()}`)).toEqual(entries.slice(0, 1));
+    const body = await server.api.post('/devices/audit-logs', { device: 'aud-1', since: t0, until: t3 }, owner);
+    expect(body.body).toEqual({ logs: entries.slice(3) });
+  });
+
+  it('returns 100 entries by default and honours an explicit max', async () => {
+    await register('aud-many', owner);
+    for (let i = 0; i < 103; i++) {
+      tick(1);
+      await server.api.post('/devices/aud-many/access', { email_or_org_id: 'bob@audit.test', role: i % 2 ? 'viewer' : 'editor' }, owner);
+    }
+    const all = await logs('aud-many', '?max=1000');
+    expect(all).toHaveLength(105);
+    const stamps = all.map((e) => Date.parse(e.timestamp));
+    expect(stamps).toEqual([...stamps].sort((a, b) => b - a));
+    expect(await logs('aud-many')).toEqual(all.slice(0, 100));
+    expect(await logs('aud-many', '?max=5')).toEqual(all.slice(0, 5));
+    expect((await server.api.post('/devices/audit-logs', { device: 'aud-many', max: 2 }, owner)).body).toEqual({ logs: all.slice(0, 2) });
+  });
+
+  it('answers a batch with {results: [{device, logs}]} and a per-item error', async () => {
+    const res = await server.api.post('/devices/audit-logs', { devices: ['aud-1', 'aud-many', 'no-such-device'], max: 3 }, owner);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      results: [
+        { device: 'aud-1', logs: (await logs('aud-1')).slice(0, 3) },
+        { device: 'aud-many', logs: (await logs('aud-many')).slice(0, 3) },
+        { device: 'no-such-device', error: 'Device not found' },
+      ],
+    });
+    const defaults = await server.api.post('/devices/audit-logs', { devices: ['aud-many'] }, owner);
+    expect(defaults.body.results[0].logs).toHaveLength(100);
+    const stranger = await server.api.post('/devices/audit-logs', { devices: ['aud-1'] }, await as('stranger@audit.test'));
+    expect(stranger.body).toEqual({ results: [{ device: 'aud-1', error: 'Device not found' }] });
+  });
+
+  const BAD_QUERIES: [string, string, Record<string, unknown>][] = [
+    ['since not ISO 8601', '?since=yesterday', { since: 'yesterday' }],
+    ['until not a date', '?until=2024-13-45T99:00:00Z', { until: '2024-13-45T99:00:00Z' }],
+    ['since after until', '?since=2030-01-02T00:00:00Z&until=2030-01-01T00:00:00Z', { since: '2030-01-02T00:00:00Z', until: '2030-01-01T00:00:00Z' }],
+    ['max 0', '?max=0', { max: 0 }],
+    ['max negative', '?max=-1', { max: -1 }],
+    ['max above 1000', '?max=1001', { max: 1001 }],
+    ['max not a number', '?max=abc', { max: 'abc' }],
+    ['max fractional', '?max=1.5', { max: 1.5 }],
+  ];
+
+  it.each(BAD_QUERIES)('refuses %s with 400 on GET and on POST (single)', async (_name, query, body) => {
+    expectError(await server.api.get(`/devices/aud-1/audit-logs${query}`, owner), 400, 'INVALID_INPUT', /since|until|max/);
+    expectError(await server.api.post('/devices/audit-logs', { device: 'aud-1', ...body }, owner), 400, 'INVALID_INPUT', /since|until|max/);
+  });
+
+  it.each(BAD_QUERIES)('refuses %s with 400 on POST (batch) instead of per-device errors', async (_name, _query, body) => {
+    const res = await server.api.post('/devices/audit-logs', { devices: ['aud-1', 'aud-many'], ...body }, owner);
+    expectError(res, 400, 'INVALID_INPUT', /since|until|max/);
+  });
+
+  it('writes an entry for every mutating action', async () => {
+    const requestId = await requestRegistration(server, 'aud-1', 'user:owner@audit.test');
+    await server.api.post('/devices/reject', { device: requestId }, owner);
+    await register('aud-gone', owner);
+    await server.api.post('/devices/reject', { device: 'aud-gone' }, owner);
+    await server.api.post('/orgs', { id: 'aud-tmp', email: 'owner@audit.test' }, server.admin);
+    await server.api.post('/orgs/aud-tmp/members', { email: 'm@audit.test', role: 'viewer' }, owner);
+    await server.api.post('/orgs/aud-tmp/members', { email: 'm@audit.test', role: 'editor' }, owner);
+    await server.api.delete('/orgs/aud-tmp/members/m@audit.test', owner);
+    await server.api.patch('/orgs/aud-tmp', { new_id: 'aud-tmp2' }, owner);
+    await server.api.delete('/orgs/aud-tmp2', owner);
+    expect((await server.api.get('/me', await as('pend@elsewhere.test'))).status).toBe(403);
+    expect((await server.api.post('/users/pend@elsewhere.test/approve', undefined, server.admin)).status).toBe(200);
+    expect((await server.api.post('/users/chief@elsewhere.test/admin', undefined, server.admin)).status).toBe(200);
+
+    const stored = await server.app.get(Storage).collection(AUDIT).find({});
+    expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS));
+    expect(stored.find((e) => e.action === 'user.approved')).toMatchObject({ user: 'admin-key', details: expect.stringContaining('pend@elsewhere.test') });
+    expect(stored.find((e) => e.action === 'device.rejected')).toMatchObject({ user: 'owner@audit.test', deviceId: 'aud-1' });
+    for (const entry of stored) expect(entry.expiresAt.getTime() - entry.timestamp.getTime()).toBe(30 * DAY_MS);
+  });
+
+  it('does not show a re-registered device id the history of its previous owner', async () => {
+    await register('aud-reuse', owner);
+    await server.api.post('/devices/aud-reuse/access', { email_or_org_id: 'secret-friend@audit.test', role: 'viewer' }, owner);
+    await server.api.post('/devices/reject', { device: 'aud-reuse' }, owner);
+    tick();
+    const mallory = await as('mallory@audit.test');
+    await register('aud-reuse', mallory, 'user:mallory@audit.test');
+    const entries = await logs('aud-reuse', '', mallory);
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.filter((e) => e.user === 'owner@audit.test')).toEqual([]);
+    expect(JSON.stringify(entries)).not.toContain('secret-friend@audit.test');
+  });
+
+  it('never writes an API key, token or the admin key into audit entries or log lines', async () => {
+    expect(apiKeys.length).toBeGreaterThan(3);
+    for (const key of apiKeys) expect(key).toMatch(/^svc_/);
+    await server.api.get('/users', { adminKey: 'wrong-admin-key-value' });
+    const secrets = [...apiKeys, TEST_ADMIN_KEY, 'wrong-admin-key-value', owner.token!];
+    const audit = JSON.stringify(await server.app.get(Storage).collection(AUDIT).find({}));
+    const logged = output.join('');
+    expect(logged).toMatch(/"msg":"request"/);
+    for (const secret of secrets) {
+      expect(audit).not.toContain(secret);
+      expect(logged).not.toContain(secret);
+    }
+  });
+
+  describe('retention', () => {
+    const run = () => server.app.get(RetentionJob).run();
+
+    it('purges audit entries older than AUDIT_RETENTION_DAYS and keeps newer ones', async () => {
+      await register('ret-1', owner);
+      tick(20 * DAY_MS);
+      await server.api.post('/devices/ret-1/access', { email_or_org_id: 'late@audit.test', role: 'viewer' }, owner);
+      expect(await logs('ret-1')).toHaveLength(3);
+      tick(11 * DAY_MS);
+      const purged = await run();
+      expect(purged.audit).toBeGreaterThanOrEqual(2);
+      expect((await logs('ret-1')).map((e) => e.action)).toEqual(['device.access_added']);
+      expect(await logs('aud-1')).toEqual([]);
+      expect((await run()).audit).toBe(0);
+    });
+
+    it('purges reports older than REPORT_RETENTION_DAYS and keeps newer ones', async () => {
+      expect(server.config.reportRetentionDays).toBe(3);
+      const audit = server.app.get(AuditService);
+      await audit.recordReport('ret-1', 'deployment', { run: 'old' });
+      tick(2 * DAY_MS);
+      await audit.recordReport('ret-1', 'deployment', { run: 'new' });
+      tick(2 * DAY_MS);
+      expect((await run()).reports).toBe(1);
+      const left = await server.app.get(Storage).collection(REPORTS).find({});
+      expect(left.map((r) => r.data)).toEqual([{ run: 'new' }]);
+      expect(await server.app.get(Storage).collection(REPORTS).count({})).toBe(1);
+    });
+
+    it('purges expired registration requests', async () => {
+      const expired = await requestRegistration(server, 'ret-pending', 'user:owner@audit.test');
+      tick(61 * 60 * 1000);
+      const fresh = await requestRegistration(server, 'ret-fresh', 'user:owner@audit.test');
+      expect((await run()).registrations).toBeGreaterThanOrEqual(1);
+      const registrations = server.app.get(Storage).collection(REGISTRATIONS);
+      expect(await registrations.findOne({ id: expired })).toBeNull();
+      expect(await registrations.findOne({ id: fresh })).not.toBeNull();
+      expectError(await server.api.get(`/auth/device/status?request_id=${expired}`), 404, 'NOT_FOUND');
+      expect(output.join('')).toMatch(/retention purge/);
+    });
+  });
+});

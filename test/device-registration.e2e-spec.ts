@@ -1,0 +1,221 @@
+/**
+ * The registration flow over real HTTP with tokens from the real identity provider:
+ * register → list pending → approve (allowed and refused) → key delivered once → reject.
+ */
+import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
+import { requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+
+const INFO = { hostname: 'edge-1', platform: 'linux', architecture: 'aarch64', os_version: 'Debian 12' };
+
+describe('device registration', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { REGISTRATION_RATE_LIMIT: '1000', MAX_PENDING_REGISTRATIONS: '5' });
+    await server.api.post('/orgs', { id: 'acme', email: 'boss@acme.test' }, server.admin);
+    await server.api.post('/orgs/acme/members', { email: 'member@acme.test', role: 'editor' }, server.admin);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await idp?.stop();
+  });
+
+  it('runs the whole flow: pending, approval, key exactly once, then rejection', async () => {
+    const alice = await server.login('alice@example.test');
+    const reg = await server.api.post('/auth/device', { device_id: 'dev-flow-1', owner_scope: 'user:alice@example.test', device_info: INFO });
+    expect(reg.status).toBe(201);
+    expect(reg.body).toEqual({ request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/) });
+    const requestId = reg.body.request_id;
+
+    expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body).toEqual({ status: 'pending' });
+
+    const listed = await server.api.get('/devices', alice);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toContainEqual(
+      expect.objectContaining({ id: requestId, status: 'pending', hostname: 'edge-1', platform: 'linux', owner: 'user:alice@example.test', device_id: 'dev-flow-1', requester: expect.stringContaining('dev-flow-1') }),
+    );
+
+    const stranger = await server.login('mallory@example.test');
+    expect((await server.api.get('/devices', stranger)).body).toEqual([]);
+    const refused = await server.api.post('/devices/approve', { request_id: requestId }, stranger);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ statusCode: 403, code: 'FORBIDDEN', message: expect.stringContaining('Access denied'), requestId: expect.any(String) });
+
+    const approved = await server.api.post('/devices/approve', { request_id: requestId }, alice);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toEqual({ status: 'approved', device_id: 'dev-flow-1' });
+
+    const first = await server.api.get(`/auth/device/status?request_id=${requestId}`);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ status: 'approved', api_key: expect.stringMatching(/^svc_[A-Za-z0-9_-]{43}$/), device_id: 'dev-flow-1' });
+    const second = await server.api.get(`/auth/device/status?request_id=${requestId}`);
+    expect(second.status).toBe(410);
+    expect(JSON.stringify(second.body)).not.toContain(first.body.api_key);
+
+    const devices = await server.api.get('/devices', alice);
+    expect(devices.body).toEqual([{ id: 'dev-flow-1', name: 'edge-1', status: 'offline', owner: 'user:alice@example.test' }]);
+    expect((await server.api.get('/devices/dev-flow-1/status', alice)).body).toEqual({ status: 'offline', health: 'unknown', uptime: null, last_seen: null });
+
+    const rejected = await server.api.post('/devices/reject', { device: 'dev-flow-1' }, alice);
+    expect(rejected.body).toEqual({ status: 'rejected' });
+    expect((await server.api.get('/devices/dev-flow-1/status', alice)).status).toBe(404);
+  });
+
+  it('stores only a hash of the API key', async () => {
+    const alice = await server.login('alice@example.test');
+    const requestId = await requestRegistration(server, 'dev-hash', 'user:alice@example.test');
+    await server.api.post('/devices/approve', { request_id: requestId }, alice);
+    const key = (await server.api.get(`/auth/device/status?request_id=${requestId}`)).body.api_key as string;
+    const { Storage } = await import('../apps/server/src/storage/storage.port');
+    const { DEVICES, REGISTRATIONS } = await import('../apps/server/src/storage/records');
+    const storage = server.app.get(Storage);
+    const device = await storage.collection(DEVICES).findOne({ id: 'dev-hash' });
+    const registration = await storage.collection(REGISTRATIONS).findOne({ id: requestId });
+    expect(JSON.stringify(device)).not.toContain(key);
+    expect(JSON.stringify(registration)).not.toContain(key);
+    expect(device!.apiKeyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(registration!.sealedApiKey).toBeNull();
+  });
+
+  it('rejects a pending request, and the runtime then sees rejected', async () => {
+    const alice = await server.login('alice@example.test');
+    const requestId = await requestRegistration(server, 'dev-rejected', 'user:alice@example.test');
+    expect((await server.api.post('/devices/reject', { device: requestId }, alice)).body).toEqual({ status: 'rejected' });
+    expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body).toEqual({ status: 'rejected' });
+    expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(404);
+    expect((await server.api.get('/devices', alice)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
+  });
+
+  it('lets org admins, and only them, approve for an org scope', async () => {
+    const boss = await server.login('boss@acme.test');
+    const member = await server.login('member@acme.test');
+    const requestId = await requestRegistration(server, 'dev-org', 'org:acme');
+    expect((await server.api.get('/devices', member)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
+    expect((await server.api.post('/devices/approve', { request_id: requestId }, member)).status).toBe(403);
+    expect((await server.api.post('/devices/approve', { device: 'dev-org' }, boss)).body).toEqual({ status: 'approved', device_id: 'dev-org' });
+    expect((await server.api.get('/devices', member)).body).toContainEqual(expect.objectContaining({ id: 'dev-org', owner: 'org:acme' }));
+  });
+
+  it('refuses the admin key as an approver: it is not a device credential', async () => {
+    const requestId = await requestRegistration(server, 'dev-admin-key', 'user:alice@example.test');
+    const res = await server.api.post('/devices/approve', { request_id: requestId }, server.admin);
+    expect(res.status).toBe(403);
+  });
+
+  it('replaces an earlier pending request of the same device instead of piling up', async () => {
+    const alice = await server.login('alice@example.test');
+    const first = await requestRegistration(server, 'dev-dup', 'user:alice@example.test');
+    const second = await requestRegistration(server, 'dev-dup', 'user:alice@example.test');
+    expect(second).not.toBe(first);
+    const pending = (await server.api.get('/devices', alice)).body.filter((d: { device_id?: string }) => d.device_id === 'dev-dup');
+    expect(pending).toHaveLength(1);
+    expect(pending[0].request_id).toBe(second);
+    expect((await server.api.get(`/auth/device/status?request_id=${first}`)).status).toBe(404);
+  });
+
+  it('caps pending requests per owner scope', async () => {
+    for (let i = 0; i < 5; i++) await requestRegistration(server, `dev-cap-${i}`, 'user:capped@example.test');
+    const res = await server.api.post('/auth/device', { device_id: 'dev-cap-x', owner_scope: 'user:capped@example.test', device_info: INFO });
+    expect(res.status).toBe(429);
+    expect(res.body.code).toBe('RATE_LIMITED');
+  });
+
+  it('expires pending requests after the 60-minute approval window', async () => {
+    const alice = await server.login('alice@example.test');
+    const requestId = await requestRegistration(server, 'dev-expiring', 'user:alice@example.test');
+    server.clock.advance(61 * 60 * 1000);
+    try {
+      expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).status).toBe(404);
+      expect((await server.api.get('/devices', alice)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
+      expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(404);
+    } finally {
+      server.clock.advance(-61 * 60 * 1000);
+    }
+  });
+
+  it('re-keys a device its manager approves again, and refuses a stranger taking over its id', async () => {
+    const alice = await server.login('alice@example.test');
+    const mallory = await server.login('mallory@example.test');
+    const firstId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test');
+    await server.api.post('/devices/approve', { request_id: firstId }, alice);
+    const oldKey = (await server.api.get(`/auth/device/status?request_id=${firstId}`)).body.api_key;
+
+    const hijack = await requestRegistration(server, 'dev-rekey', 'user:mallory@example.test');
+    const refused = await server.api.post('/devices/approve', { request_id: hijack }, mallory);
+    expect(refused.status).toBe(409);
+
+    const againId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test');
+    expect((await server.api.post('/devices/approve', { request_id: againId }, alice)).status).toBe(200);
+    const newKey = (await server.api.get(`/auth/device/status?request_id=${againId}`)).body.api_key;
+    expect(newKey).not.toBe(oldKey);
+  });
+
+  describe('bad input on POST /auth/device', () => {
+    const good = { device_id: 'dev-bad', owner_scope: 'user:alice@example.test', device_info: INFO };
+    const cases: [string, unknown, RegExp][] = [
+      ['missing device_id', { ...good, device_id: undefined }, /device_id/],
+      ['missing owner_scope', { ...good, owner_scope: undefined }, /owner_scope/],
+      ['missing device_info', { ...good, device_info: undefined }, /device_info/],
+      ['missing hostname', { ...good, device_info: { ...INFO, hostname: undefined } }, /hostname/],
+      ['unknown owner-scope format', { ...good, owner_scope: 'team:x' }, /owner_scope/],
+      ['malformed user scope', { ...good, owner_scope: 'user:not-an-email' }, /owner_scope/],
+      ['upper-case e-mail scope', { ...good, owner_scope: 'user:Alice@Example.test' }, /owner_scope/],
+      ['wrong type', { ...good, device_id: 42 }, /device_id/],
+      ['oversize field', { ...good, device_info: { ...INFO, hostname: 'h'.repeat(300) } }, /hostname/],
+      ['oversize device id', { ...good, device_id: 'd'.repeat(200) }, /device_id/],
+      ['extra field', { ...good, extra: true }, /unknown field extra/],
+      ['extra info field', { ...good, device_info: { ...INFO, kernel: '6.1' } }, /unknown field device_info.kernel/],
+      ['not an object', [1, 2], /./],
+    ];
+    it.each(cases)('%s → 400 with a clear message', async (_name, body, message) => {
+      const res = await server.api.post('/auth/device', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'INVALID_INPUT', requestId: expect.any(String) });
+      expect(res.body.message).toMatch(message);
+    });
+
+    it('malformed JSON → 400', async () => {
+      const res = await server.api.call('POST', '/auth/device', {}, undefined, '{"device_id":');
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/not valid JSON/);
+    });
+
+    it('oversize body → 413', async () => {
+      const res = await server.api.post('/auth/device', { ...good, padding: 'x'.repeat(100_000) });
+      expect(res.status).toBe(413);
+      expect(res.body).toMatchObject({ statusCode: 413, code: 'PAYLOAD_TOO_LARGE' });
+    });
+
+    it('status poll without or with a malformed request_id → 400, unknown → 404', async () => {
+      expect((await server.api.get('/auth/device/status')).status).toBe(400);
+      expect((await server.api.get('/auth/device/status?request_id=%3Cscript%3E')).status).toBe(400);
+      expect((await server.api.get('/auth/device/status?request_id=req_00000000000000000000000000000000')).status).toBe(404);
+    });
+  });
+});
+
+describe('device registration rate limit', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { REGISTRATION_RATE_LIMIT: '3' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await idp?.stop();
+  });
+
+  it('limits registrations per source address per minute', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await server.api.post('/auth/device', { device_id: `rl-${i}`, owner_scope: 'user:a@example.test', device_info: INFO });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([201, 201, 201, 429, 429]);
+    server.clock.advance(61_000);
+    expect((await server.api.post('/auth/device', { device_id: 'rl-later', owner_scope: 'user:a@example.test', device_info: INFO })).status).toBe(201);
+  });
+});

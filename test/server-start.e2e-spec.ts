@@ -1,0 +1,132 @@
+/**
+ * The README's first command, as a real process: `node apps/server/dist/main.js` (what `npm start`
+ * runs after building) on the embedded defaults answers /health, and its development identity
+ * provider completes a device-grant login whose token the server accepts. Also: start-up refusals.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { deviceGrantLogin } from './fixtures/oidc';
+
+const ROOT = resolve(__dirname, '..');
+const MAIN = join(ROOT, 'apps/server/dist/main.js');
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function startServer(env: Record<string, string>): Started {
+  let out = '';
+  let err = '';
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function waitForHealth(url: string, started: Started): Promise<Response> {
+  const deadline = Date.now() + 30_000;
+  let exitedCode: number | null | undefined;
+  void started.exited.then((c) => (exitedCode = c));
+  while (Date.now() < deadline) {
+    if (exitedCode !== undefined) throw new Error(`server exited (${exitedCode}): ${started.stderr()}`);
+    try {
+      return await fetch(url);
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`server did not answer in time: ${started.stderr()}`);
+}
+
+describe('npm start on the embedded defaults', () => {
+  let dataDir: string;
+  let started: Started;
+  let restPort: number;
+  let idpPort: number;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
+    restPort = await freePort();
+    idpPort = await freePort();
+    started = startServer({ DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), LISTEN_HOST: '127.0.0.1', CERTIFICATE_PATH: join(dataDir, 'certs') });
+    const health = await waitForHealth(`http://127.0.0.1:${restPort}/health`, started);
+    expect(health.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    started?.child.kill('SIGTERM');
+    await started?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers /health with storage readiness', async () => {
+    const res = await fetch(`http://127.0.0.1:${restPort}/health`);
+    expect(await res.json()).toMatchObject({ status: 'ok', storage: 'up', storage_kind: 'embedded' });
+  });
+
+  it('completes a device-grant login at its development issuer, and accepts the token', async () => {
+    const issuer = `http://localhost:${idpPort}/`;
+    const tokens = await deviceGrantLogin({ issuer }, 'first@example.test');
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const me = await fetch(`http://127.0.0.1:${restPort}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ kind: 'user', email: 'first@example.test', scopes: ['user:first@example.test'] });
+
+    // Structured JSON logs with request ids, and never the token.
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = started.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', path: '/me', status: 200, requestId: me.headers.get('x-request-id') }));
+    expect(started.stdout()).not.toContain(tokens.access_token);
+    expect(started.stdout()).not.toContain(tokens.access_token.split('.')[2]);
+  });
+
+  it('serves its OpenAPI document', async () => {
+    const res = await fetch(`http://127.0.0.1:${restPort}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/auth/device', '/auth/device/status', '/devices', '/orgs']));
+  });
+});
+
+describe('start-up refusals', () => {
+  const refuse = async (env: Record<string, string>) => {
+    const started = startServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-refuse-')), ...env });
+    const code = await started.exited;
+    return { code, stderr: started.stderr() };
+  };
+
+  it('stops on a bad value, naming the variable', async () => {
+    const { code, stderr } = await refuse({ REST_PORT: 'abc', RUST_LOG: 'verbose' });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/REST_PORT/);
+    expect(stderr).toMatch(/RUST_LOG/);
+  });
+
+  it('refuses production with the default admin key, without TLS, DB_URI or OAuth settings', async () => {
+    const { code, stderr } = await refuse({ STAGING: '0', CERTIFICATE_PATH: '/nonexistent' });
+    expect(code).toBe(2);
+    for (const name of ['ADMIN_KEY', 'CERTIFICATE_PATH', 'OAUTH_ISSUER', 'OAUTH_AUDIENCE', 'DB_URI']) expect(stderr).toContain(name);
+  });
+});
