@@ -5,6 +5,7 @@
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
 import { requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
 import { RetentionJob } from '../apps/server/src/audit/retention.job';
@@ -12,12 +13,6 @@ import { AUDIT_ACTIONS } from '../apps/server/src/audit/audit-actions';
 import { AuditService } from '../apps/server/src/audit/audit.service';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { AUDIT, REGISTRATIONS, REPORTS } from '../apps/server/src/storage/records';
-
-function expectError(res: ApiResponse, statusCode: number, code: string, message?: string | RegExp): void {
-  expect(res.status).toBe(statusCode);
-  expect(res.body).toMatchObject({ statusCode, code });
-  if (message !== undefined) expect(res.body.message).toMatch(message);
-}
 
 type Entry = { timestamp: string; user: string; action: string; details: string };
 

@@ -4,13 +4,8 @@
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
 import { requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
-
-function expectError(res: ApiResponse, statusCode: number, code: string, message?: string | RegExp): void {
-  expect(res.status).toBe(statusCode);
-  expect(res.body).toMatchObject({ statusCode, code });
-  if (message !== undefined) expect(res.body.message).toMatch(message);
-}
 
 type Entry = { email?: string; org_id?: string; role: string };
 const byName = (a: Entry, b: Entry) => (a.email ?? a.org_id!).localeCompare(b.email ?? b.org_id!);

@@ -5,13 +5,8 @@
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
-
-function expectError(res: ApiResponse, statusCode: number, code: string, message?: string | RegExp): void {
-  expect(res.status).toBe(statusCode);
-  expect(res.body).toMatchObject({ statusCode, code });
-  if (message !== undefined) expect(res.body.message).toMatch(message);
-}
 
 describe('organizations', () => {
   let idp: IdentityProviderHandle;

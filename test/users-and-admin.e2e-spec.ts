@@ -5,13 +5,8 @@
  */
 import { accessTokenClaims, IdentityProviderHandle, signTokenWithProviderKey, startIdentityProvider } from './fixtures/oidc';
 import { ApiResponse } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
 import { registerDevice, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
-
-function expectError(res: ApiResponse, statusCode: number, code: string, message?: string | RegExp): void {
-  expect(res.status).toBe(statusCode);
-  expect(res.body).toMatchObject({ statusCode, code });
-  if (message !== undefined) expect(res.body.message).toMatch(message);
-}
 
 describe('users and administration', () => {
   let idp: IdentityProviderHandle;
