@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+/**
+ * Benchmarks (not part of the tests). Each prints a ratio against a baseline measured in the same
+ * run on the same machine, so the numbers mean something on a busy shared box:
+ *   1. storage: the embedded adapter (port + filter translation + JSON codec + mutex) vs raw
+ *      better-sqlite3 prepared statements on the same table layout;
+ *   2. HTTP: the server's full stack (middleware, guard, filter, storage ping) on GET /health vs
+ *      a bare node:http server answering the same JSON.
+ * Run with `npm run bench` (builds first).
+ */
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const http = require('node:http');
+const Database = require('better-sqlite3');
+
+const ROOT = join(__dirname, '..');
+const { EmbeddedStorage } = require(join(ROOT, 'apps/server/dist/storage/embedded/embedded-storage'));
+const { defineCollection } = require(join(ROOT, 'apps/server/dist/storage/storage.port'));
+
+const N_DOCS = Number(process.env.BENCH_DOCS ?? 5000);
+const N_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CONCURRENCY = 16;
+
+function ms(start) {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+function row(name, baselineMs, svcMs, unit, count) {
+  const rate = (t) => `${Math.round((count / t) * 1000).toLocaleString('en')} ${unit}/s`;
+  console.log(`${name.padEnd(34)} baseline ${rate(baselineMs).padStart(16)}   svc ${rate(svcMs).padStart(16)}   svc/baseline time ${(svcMs / baselineMs).toFixed(2)}x`);
+}
+
+async function benchStorage(dir) {
+  const def = defineCollection({
+    name: 'bench',
+    fields: { owner: 'string', tags: 'string[]', createdAt: 'date', n: 'number' },
+    indexes: [['owner']],
+    conflictMessage: 'exists',
+  });
+  const docs = Array.from({ length: N_DOCS }, (_, i) => ({ id: `d${i}`, owner: `user:u${i % 100}@x.test`, tags: [`t${i % 7}`], createdAt: new Date(1e12 + i), n: i }));
+
+  const raw = new Database(join(dir, 'raw.sqlite'));
+  raw.pragma('journal_mode = WAL');
+  raw.exec(`CREATE TABLE bench (id TEXT PRIMARY KEY, doc TEXT NOT NULL); CREATE INDEX bench_owner ON bench(json_extract(doc, '$.owner'));`);
+  const insert = raw.prepare('INSERT INTO bench (id, doc) VALUES (?, ?)');
+  const byOwner = raw.prepare(`SELECT doc FROM bench WHERE json_extract(doc, '$.owner') = ?`);
+  let t = process.hrtime.bigint();
+  for (const { id, ...rest } of docs) insert.run(id, JSON.stringify({ ...rest, createdAt: rest.createdAt.toISOString() }));
+  const rawInsert = ms(t);
+  t = process.hrtime.bigint();
+  for (let i = 0; i < N_DOCS; i++) byOwner.all(`user:u${i % 100}@x.test`).map((r) => JSON.parse(r.doc));
+  const rawFind = ms(t);
+  raw.close();
+
+  const storage = EmbeddedStorage.open(join(dir, 'svc.sqlite'), [def]);
+  const col = storage.collection(def);
+  t = process.hrtime.bigint();
+  for (const doc of docs) await col.insert(doc);
+  const svcInsert = ms(t);
+  t = process.hrtime.bigint();
+  for (let i = 0; i < N_DOCS; i++) await col.find({ owner: `user:u${i % 100}@x.test` });
+  const svcFind = ms(t);
+  await storage.close();
+
+  row('storage insert (one doc)', rawInsert, svcInsert, 'ops', N_DOCS);
+  row('storage find by indexed field', rawFind, svcFind, 'queries', N_DOCS);
+}
+
+async function load(url) {
+  let next = 0;
+  const worker = async () => {
+    while (next < N_REQUESTS) {
+      next++;
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+    }
+  };
+  const t = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return ms(t);
+}
+
+async function benchHttp(dir) {
+  const body = JSON.stringify({ status: 'ok', storage: 'up', storage_kind: 'embedded', uptime_seconds: 1 });
+  const raw = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  await new Promise((r) => raw.listen(0, '127.0.0.1', r));
+  const rawUrl = `http://127.0.0.1:${raw.address().port}/health`;
+
+  const { loadServerConfig } = require(join(ROOT, 'apps/server/dist/config/server-config'));
+  const { createServerApp } = require(join(ROOT, 'apps/server/dist/app.factory'));
+  const { JsonLogger } = require(join(ROOT, 'apps/server/dist/logging/json-logger'));
+  const config = loadServerConfig({ DATA_DIR: dir, OAUTH_ISSUER: 'http://127.0.0.1:9/', OAUTH_AUDIENCE: 'bench', RUST_LOG: 'error', CERTIFICATE_PATH: join(dir, 'none') });
+  const app = await createServerApp(config, { schedule: false, logger: new JsonLogger('error') });
+  await app.listen(0, '127.0.0.1');
+  const svcUrl = `http://127.0.0.1:${app.getHttpServer().address().port}/health`;
+
+  await load(rawUrl); // warm-up both
+  await load(svcUrl);
+  const rawMs = await load(rawUrl);
+  const svcMs = await load(svcUrl);
+  row(`GET /health (${CONCURRENCY} concurrent)`, rawMs, svcMs, 'req', N_REQUESTS);
+  console.log(`${''.padEnd(34)} mean latency: baseline ${((rawMs / N_REQUESTS) * CONCURRENCY).toFixed(2)} ms, svc ${((svcMs / N_REQUESTS) * CONCURRENCY).toFixed(2)} ms`);
+  raw.close();
+  await app.close();
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  try {
+    console.log(`svc benchmarks — node ${process.version}, ${N_DOCS} docs, ${N_REQUESTS} requests\n`);
+    await benchStorage(dir);
+    await benchHttp(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
