@@ -38,6 +38,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'DELETE /devices/:d/access/:who', mutates: true, call: (s, c, d) => s.api.delete(`/devices/${d}/access/shared@x.test`, c) },
   { name: 'POST /devices/reject', mutates: true, call: (s, c, d) => s.api.post('/devices/reject', { device: d }, c) },
   { name: 'POST /orgs/acme/devices/:d remove', mutates: true, call: (s, c, d) => s.api.delete(`/orgs/acme/devices/${d}`, c) },
+  { name: 'POST /orgs/acme/devices add', mutates: true, call: (s, c, d) => s.api.post('/orgs/acme/devices', { device: d }, c) },
 ];
 
 const VIEW: Record<Persona, Outcome> = {
@@ -53,6 +54,8 @@ const VIEW: Record<Persona, Outcome> = {
 const MANAGE: Record<Persona, Outcome> = { ...VIEW, 'shared user': 'forbidden', 'org member': 'forbidden', 'org viewer': 'forbidden' };
 /** Taking a device out of an org is for the org's admins; non-members do not see the org. */
 const ORG_ADMIN_ONLY: Record<Persona, Outcome> = { ...MANAGE, owner: 'not-found', 'shared user': 'not-found' };
+/** Moving a device into an org needs both: org admin and owner. Nobody here is both. */
+const ORG_ADMIN_AND_OWNER: Record<Persona, Outcome> = { ...ORG_ADMIN_ONLY, 'org admin': 'forbidden' };
 
 const EXPECTED: Record<string, Record<Persona, Outcome>> = {
   'GET /devices/:d/status': VIEW,
@@ -64,6 +67,7 @@ const EXPECTED: Record<string, Record<Persona, Outcome>> = {
   'DELETE /devices/:d/access/:who': MANAGE,
   'POST /devices/reject': MANAGE,
   'POST /orgs/acme/devices/:d remove': ORG_ADMIN_ONLY,
+  'POST /orgs/acme/devices add': ORG_ADMIN_AND_OWNER,
 };
 
 function outcomeOf(res: { status: number; body: any }): Outcome | string {

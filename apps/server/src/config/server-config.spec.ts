@@ -37,7 +37,7 @@ const ROWS: Row[] = [
     ],
     bad: ['not a url', 'ftp://x', 'postgres://x'],
   },
-  { name: 'DB_NAME', env: MONGO, read: (c) => mongo(c)?.dbName, unset: 'svc-server', good: [['fleet', 'fleet']], bad: [] },
+  { name: 'DB_NAME', env: MONGO, read: (c) => mongo(c)?.dbName, unset: 'svc-server', good: [['fleet', 'fleet']], bad: ['my.db', 'a/b', 'x'.repeat(64)] },
   { name: 'DB_INITDB_ROOT_USERNAME', env: MONGO, read: (c) => mongo(c)?.user, unset: undefined, good: [['root', 'root']], bad: [] },
   { name: 'DB_INITDB_ROOT_PASSWORD', env: MONGO, read: (c) => mongo(c)?.password, unset: undefined, good: [['p@ss word', 'p@ss word']], bad: [] },
   {
@@ -48,10 +48,10 @@ const ROWS: Row[] = [
     bad: ['not a url', 'ftp://x'],
   },
   { name: 'OAUTH_AUDIENCE', read: (c) => c.oauth.audience, unset: 'http://localhost:8086', good: [['https://api.example.com', 'https://api.example.com']], bad: [] },
-  { name: 'PUBLIC_ADDRESS', read: (c) => c.publicAddress, unset: 'localhost', good: [['svc.example.com', 'svc.example.com']], bad: [] },
+  { name: 'PUBLIC_ADDRESS', read: (c) => c.publicAddress, unset: 'localhost', good: [['svc.example.com', 'svc.example.com'], ['10.0.0.5', '10.0.0.5']], bad: ['https://svc.example.com', 'svc.example.com:443', 'a b'] },
   { name: 'UNIFIED_PORT', read: (c) => c.unifiedPort, unset: 8084, good: [['443', 443], ['0', 0], ['65535', 65535]], bad: PORT_BAD },
   { name: 'REST_PORT', read: (c) => c.restPort, unset: 8085, good: [['8080', 8080]], bad: PORT_BAD },
-  { name: 'LISTEN_HOST', read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1']], bad: [] },
+  { name: 'LISTEN_HOST', read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1'], ['::1', '::1'], ['localhost', 'localhost']], bad: ['0.0.0.0:8085', 'http://x', '///'] },
   // Staging accepts any admin key; the production rules are tested below.
   { name: 'ADMIN_KEY', read: (c) => c.adminKey, unset: DEFAULT_ADMIN_KEY, good: [['short', 'short']], bad: [] },
   {

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Declarative description of an environment variable. The server's and the clients' tables are
  * built from these, parsed once at start-up, and rendered into docs/configuration.md.
@@ -115,6 +117,36 @@ export const v = {
         const bad = items.filter((item) => item === '' || !itemCheck(item));
         if (bad.length > 0) throw new Error(`every item must be ${itemWhat}; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
         return items;
+      },
+    };
+  },
+  /** A string that must match a pattern, e.g. a database name. */
+  matching(name: string, description: string, dflt: string, pattern: RegExp, what: string): VariableSpec<string> {
+    return {
+      name,
+      type: 'string',
+      defaultText: `\`${dflt}\``,
+      description,
+      parse(raw) {
+        if (raw === undefined) return dflt;
+        if (!pattern.test(raw)) throw new Error(`must be ${what}`);
+        return raw;
+      },
+    };
+  },
+  /** A host name or IP address, without scheme, port or path. */
+  host(name: string, description: string, dflt: string): VariableSpec<string> {
+    return {
+      name,
+      type: 'host name or IP address',
+      defaultText: `\`${dflt}\``,
+      description,
+      parse(raw) {
+        if (raw === undefined) return dflt;
+        const value = raw.trim();
+        const hostname = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+        if (!hostname.test(value) && isIP(value) === 0) throw new Error('must be a host name or IP address, without scheme, port or path');
+        return value;
       },
     };
   },
