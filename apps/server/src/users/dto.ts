@@ -1,5 +1,6 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 
 export class ListUsersQuery {
-  @IsOptional() @IsIn(['true', 'false'], { message: 'active must be true or false' }) active?: 'true' | 'false';
+  @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @IsIn(['true', 'false'], { message: 'active must be true or false' }) active?: 'true' | 'false';
 }
