@@ -47,7 +47,16 @@ export class StorageModule implements OnApplicationShutdown {
     return {
       module: StorageModule,
       imports: [
-        MongooseModule.forRoot(config.uri, { dbName: config.dbName, user: config.user, pass: config.password, serverSelectionTimeoutMS: 10_000 }),
+        // Bounded start-up: a wrong DB_URI fails within about 40 s with the driver's reason, instead
+        // of @nestjs/mongoose's default nine retries; compose starts the server after MongoDB is healthy.
+        MongooseModule.forRoot(config.uri, {
+          dbName: config.dbName,
+          user: config.user,
+          pass: config.password,
+          serverSelectionTimeoutMS: 10_000,
+          retryAttempts: 3,
+          retryDelay: 2_000,
+        }),
         MongooseModule.forFeature(mongooseModelDefinitions(ALL_COLLECTIONS)),
       ],
       providers: [storage, ...REPOSITORIES],
