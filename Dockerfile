@@ -7,7 +7,8 @@ COPY libs/common/package.json libs/common/
 COPY apps/server/package.json apps/server/
 COPY apps/runtime/package.json apps/runtime/
 COPY apps/cli/package.json apps/cli/
-RUN npm ci --no-audit --no-fund
+# npm install, as in .ci/run: npm 11 lockfiles omit other platforms' optional packages that npm ci then demands.
+RUN npm install --no-audit --no-fund
 COPY libs libs
 COPY apps apps
 RUN npm run build && npm prune --omit=dev
