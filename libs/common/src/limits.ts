@@ -2,8 +2,6 @@
 export const LIMITS = {
   /** How long a pending registration request stays valid: the runtime's approval window. */
   registrationTtlMs: 60 * 60 * 1000,
-  /** Runtime's polling interval while waiting for approval. */
-  approvalPollIntervalMs: 10_000,
   /** Largest `devices` array a [Batch] operation accepts. */
   maxBatchSize: 100,
   /** Largest JSON body the REST API accepts. */

@@ -1,4 +1,4 @@
-import { canReachDevice, isEmail, isScope, normalizeEmail, orgScope, parseScope, ParsedScope, scopeForPrincipalName, userScope } from './scopes';
+import { isEmail, isScope, normalizeEmail, orgScope, parseScope, ParsedScope, scopeForPrincipalName, userScope } from './scopes';
 
 describe('parseScope / isScope', () => {
   const CASES: [string, ParsedScope | null][] = [
@@ -96,20 +96,3 @@ describe('scopeForPrincipalName (email_or_org_id)', () => {
   });
 });
 
-describe('canReachDevice (owner, shared, organization)', () => {
-  const device = { ownerScope: 'user:owner@example.com', allowedScopes: ['user:friend@example.com', 'org:partners'] };
-  const orgDevice = { ownerScope: 'org:acme', allowedScopes: [] };
-
-  it.each<[string, string[], { ownerScope: string; allowedScopes: string[] }, boolean]>([
-    ['the owner', ['user:owner@example.com'], device, true],
-    ['a user it is shared with', ['user:friend@example.com'], device, true],
-    ['a member of an org it is shared with', ['user:x@example.com', 'org:partners'], device, true],
-    ['a member of the owning org', ['user:x@example.com', 'org:acme'], orgDevice, true],
-    ['a stranger', ['user:x@example.com', 'org:other'], device, false],
-    ['a member of another org', ['org:partners'], orgDevice, false],
-    ['nobody (no scopes)', [], device, false],
-    ['a differently-cased owner scope', ['user:Owner@example.com'], device, false],
-  ])('%s → %s', (_who, scopes, target, expected) => {
-    expect(canReachDevice(scopes, target)).toBe(expected);
-  });
-});

@@ -55,11 +55,3 @@ export function scopeForPrincipalName(emailOrOrgId: string): Scope | null {
   if (emailOrOrgId.includes('@')) return isEmail(emailOrOrgId) ? userScope(emailOrOrgId) : null;
   return isOrgId(emailOrOrgId) ? orgScope(emailOrOrgId) : null;
 }
-
-/** The spec's three access rules: owner, shared, organization (org scopes are caller scopes too). */
-export function canReachDevice(
-  callerScopes: readonly string[],
-  device: { ownerScope: string; allowedScopes: readonly string[] },
-): boolean {
-  return callerScopes.some((s) => s === device.ownerScope || device.allowedScopes.includes(s));
-}

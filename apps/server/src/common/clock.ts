@@ -19,9 +19,6 @@ export class ManualClock extends Clock {
   advance(ms: number): void {
     this.current = new Date(this.current.getTime() + ms);
   }
-  set(date: Date): void {
-    this.current = new Date(date.getTime());
-  }
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -46,64 +46,57 @@ function redact(spec: VariableSpec<unknown>, raw: string): string {
   return raw.length > 80 ? `${raw.slice(0, 80)}…` : raw;
 }
 
+/** A variable with a default: unset gives the default, anything else goes through `convert`. */
+function withDefault<T>(name: string, type: string, description: string, dflt: T, convert: (raw: string) => T): VariableSpec<T> {
+  return { name, type, defaultText: `\`${dflt}\``, description, parse: (raw) => (raw === undefined ? dflt : convert(raw)) };
+}
+
 export const v = {
   string(name: string, description: string, dflt?: string): VariableSpec<string | undefined> {
     return { name, type: 'string', defaultText: dflt === undefined ? 'none' : `\`${dflt}\``, description, parse: (raw) => raw ?? dflt };
   },
   port(name: string, description: string, dflt: number): VariableSpec<number> {
-    return {
-      name,
-      type: 'port (0-65535)',
-      defaultText: `\`${dflt}\``,
-      description,
-      parse(raw) {
-        if (raw === undefined) return dflt;
-        if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new Error('must be a port number between 0 and 65535');
-        return Number(raw);
-      },
-    };
+    return withDefault(name, 'port (0-65535)', description, dflt, (raw) => {
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new Error('must be a port number between 0 and 65535');
+      return Number(raw);
+    });
   },
   integer(name: string, description: string, dflt: number, min: number, max: number): VariableSpec<number> {
-    return {
-      name,
-      type: `integer (${min}-${max})`,
-      defaultText: `\`${dflt}\``,
-      description,
-      parse(raw) {
-        if (raw === undefined) return dflt;
-        if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`must be a whole number between ${min} and ${max}`);
-        return Number(raw);
-      },
-    };
+    return withDefault(name, `integer (${min}-${max})`, description, dflt, (raw) => {
+      if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`must be a whole number between ${min} and ${max}`);
+      return Number(raw);
+    });
   },
   boolean(name: string, description: string, dflt: boolean): VariableSpec<boolean> {
-    return {
-      name,
-      type: 'boolean',
-      defaultText: `\`${dflt}\``,
-      description,
-      parse(raw) {
-        if (raw === undefined) return dflt;
-        const value = raw.trim().toLowerCase();
-        if (['true', '1', 'yes', 'on'].includes(value)) return true;
-        if (['false', '0', 'no', 'off'].includes(value)) return false;
-        throw new Error('must be true or false (also accepted: 1/0, yes/no, on/off)');
-      },
-    };
+    return withDefault(name, 'boolean', description, dflt, (raw) => {
+      const value = raw.trim().toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(value)) return true;
+      if (['false', '0', 'no', 'off'].includes(value)) return false;
+      throw new Error('must be true or false (also accepted: 1/0, yes/no, on/off)');
+    });
   },
   oneOf<const T extends string>(name: string, description: string, values: readonly T[], dflt: T): VariableSpec<T> {
-    return {
-      name,
-      type: `one of ${values.map((x) => `\`${x}\``).join(', ')}`,
-      defaultText: `\`${dflt}\``,
-      description,
-      parse(raw) {
-        if (raw === undefined) return dflt;
-        const value = raw.trim().toLowerCase();
-        if (!(values as readonly string[]).includes(value)) throw new Error(`must be one of ${values.join(', ')}`);
-        return value as T;
-      },
-    };
+    return withDefault(name, `one of ${values.map((x) => `\`${x}\``).join(', ')}`, description, dflt, (raw) => {
+      const value = raw.trim().toLowerCase();
+      if (!(values as readonly string[]).includes(value)) throw new Error(`must be one of ${values.join(', ')}`);
+      return value as T;
+    });
+  },
+  /** A string that must match a pattern, e.g. a database name. */
+  matching(name: string, description: string, dflt: string, pattern: RegExp, what: string): VariableSpec<string> {
+    return withDefault(name, 'string', description, dflt, (raw) => {
+      if (!pattern.test(raw)) throw new Error(`must be ${what}`);
+      return raw;
+    });
+  },
+  /** A host name or IP address, without scheme, port or path. */
+  host(name: string, description: string, dflt: string): VariableSpec<string> {
+    const hostname = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+    return withDefault(name, 'host name or IP address', description, dflt, (raw) => {
+      const value = raw.trim();
+      if (!hostname.test(value) && isIP(value) === 0) throw new Error('must be a host name or IP address, without scheme, port or path');
+      return value;
+    });
   },
   list(name: string, description: string, itemCheck: (item: string) => boolean, itemWhat: string): VariableSpec<string[]> {
     return {
@@ -117,36 +110,6 @@ export const v = {
         const bad = items.filter((item) => item === '' || !itemCheck(item));
         if (bad.length > 0) throw new Error(`every item must be ${itemWhat}; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
         return items;
-      },
-    };
-  },
-  /** A string that must match a pattern, e.g. a database name. */
-  matching(name: string, description: string, dflt: string, pattern: RegExp, what: string): VariableSpec<string> {
-    return {
-      name,
-      type: 'string',
-      defaultText: `\`${dflt}\``,
-      description,
-      parse(raw) {
-        if (raw === undefined) return dflt;
-        if (!pattern.test(raw)) throw new Error(`must be ${what}`);
-        return raw;
-      },
-    };
-  },
-  /** A host name or IP address, without scheme, port or path. */
-  host(name: string, description: string, dflt: string): VariableSpec<string> {
-    return {
-      name,
-      type: 'host name or IP address',
-      defaultText: `\`${dflt}\``,
-      description,
-      parse(raw) {
-        if (raw === undefined) return dflt;
-        const value = raw.trim();
-        const hostname = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-        if (!hostname.test(value) && isIP(value) === 0) throw new Error('must be a host name or IP address, without scheme, port or path');
-        return value;
       },
     };
   },

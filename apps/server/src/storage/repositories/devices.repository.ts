@@ -27,10 +27,6 @@ export class DevicesRepository {
     return this.devices.findOne(this.scoped(access, { id }));
   }
 
-  findByApiKeyHash(access: typeof SYSTEM_ACCESS, apiKeyHash: string): Promise<DeviceRecord | null> {
-    return this.devices.findOne(this.scoped(access, { apiKeyHash }));
-  }
-
   insert(device: DeviceRecord): Promise<void> {
     return this.devices.insert(device);
   }
