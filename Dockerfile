@@ -1,5 +1,5 @@
-# Server image. Build: docker build -t svc-server .
-FROM node:20-bookworm-slim AS build
+# Server image on the current Node LTS line. Build: docker build -t svc-server .
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json tsconfig*.json nest-cli.json ./
@@ -13,7 +13,7 @@ COPY libs libs
 COPY apps apps
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production STAGING=0 CERTIFICATE_PATH=/data/svc/certs/ DATA_DIR=/data/svc
 WORKDIR /app
 COPY --from=build /src/node_modules node_modules

@@ -5,7 +5,9 @@
  *   1. storage: the embedded adapter (port + filter translation + JSON codec + mutex) vs raw
  *      better-sqlite3 prepared statements on the same table layout;
  *   2. HTTP: the server's full stack (middleware, guard, filter, storage ping) on GET /health vs
- *      a bare node:http server answering the same JSON.
+ *      a bare node:http server answering the same JSON;
+ *   3. device listing (device-listing.js): GET /devices for a user with 10,000 devices, the full
+ *      list and one page, vs a raw better-sqlite3 read of the same rows.
  * Run with `npm run bench` (builds first).
  */
 const { mkdtempSync, rmSync } = require('node:fs');
@@ -13,6 +15,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const http = require('node:http');
 const Database = require('better-sqlite3');
+const { benchDeviceListing } = require('./device-listing');
 
 const ROOT = join(__dirname, '..');
 const { EmbeddedStorage } = require(join(ROOT, 'apps/server/dist/storage/embedded/embedded-storage'));
@@ -104,7 +107,7 @@ async function benchHttp(dir) {
   const { createServerApp } = require(join(ROOT, 'apps/server/dist/app.factory'));
   const { JsonLogger } = require(join(ROOT, 'apps/server/dist/logging/json-logger'));
   const config = loadServerConfig({ DATA_DIR: dir, OAUTH_ISSUER: 'http://127.0.0.1:9/', OAUTH_AUDIENCE: 'bench', RUST_LOG: 'error', CERTIFICATE_PATH: join(dir, 'none') });
-  const app = await createServerApp(config, { schedule: false, logger: new JsonLogger('error') });
+  const app = await createServerApp(config, { schedule: false, relay: false, logger: new JsonLogger('error') });
   await app.listen(0, '127.0.0.1');
   const svcUrl = `http://127.0.0.1:${app.getHttpServer().address().port}/health`;
 
@@ -125,6 +128,10 @@ async function main() {
     console.log(`svc benchmarks — node ${process.version}, ${N_DOCS} docs, ${N_REQUESTS} requests\n`);
     await benchStorage(dir);
     await benchHttp(dir);
+    console.log('');
+    const listingDir = join(dir, 'listing');
+    require('node:fs').mkdirSync(listingDir);
+    await benchDeviceListing(listingDir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

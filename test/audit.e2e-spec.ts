@@ -6,7 +6,7 @@
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
+import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
 import { RetentionJob } from '../apps/server/src/audit/retention.job';
 import { AUDIT_ACTIONS } from '../apps/server/src/audit/audit-actions';
@@ -35,7 +35,7 @@ describe('audit logs', () => {
     const requestId = await requestRegistration(server, deviceId, ownerScope);
     tick();
     expect((await server.api.post('/devices/approve', { request_id: requestId }, approver)).status).toBe(200);
-    apiKeys.push((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body.api_key);
+    apiKeys.push((await pollRegistration(server, requestId)).body.api_key);
   }
 
   beforeAll(async () => {
@@ -124,13 +124,13 @@ describe('audit logs', () => {
       results: [
         { device: 'aud-1', logs: (await logs('aud-1')).slice(0, 3) },
         { device: 'aud-many', logs: (await logs('aud-many')).slice(0, 3) },
-        { device: 'no-such-device', error: 'Device not found' },
+        { device: 'no-such-device', error: 'Device not found', code: 'DEVICE_NOT_FOUND' },
       ],
     });
     const defaults = await server.api.post('/devices/audit-logs', { devices: ['aud-many'] }, owner);
     expect(defaults.body.results[0].logs).toHaveLength(100);
     const stranger = await server.api.post('/devices/audit-logs', { devices: ['aud-1'] }, await as('stranger@audit.test'));
-    expect(stranger.body).toEqual({ results: [{ device: 'aud-1', error: 'Device not found' }] });
+    expect(stranger.body).toEqual({ results: [{ device: 'aud-1', error: 'Device not found', code: 'DEVICE_NOT_FOUND' }] });
   });
 
   const BAD_QUERIES: [string, string, Record<string, unknown>][] = [
@@ -168,6 +168,9 @@ describe('audit logs', () => {
     expect((await server.api.get('/me', await as('pend@elsewhere.test'))).status).toBe(403);
     expect((await server.api.post('/users/pend@elsewhere.test/approve', undefined, server.admin)).status).toBe(200);
     expect((await server.api.post('/users/chief@elsewhere.test/admin', undefined, server.admin)).status).toBe(200);
+    expect((await server.api.post('/users/pend@elsewhere.test/reset-subject', undefined, server.admin)).status).toBe(200);
+    // An authorized exec attempt is audited even when the device has no tunnel (503 DEVICE_OFFLINE).
+    expect((await server.api.post('/api/exec', { device: 'aud-1', command: ['true'] }, owner)).status).toBe(503);
 
     const stored = await server.app.get(Storage).collection(AUDIT).find({});
     expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS));
@@ -240,7 +243,8 @@ describe('audit logs', () => {
       const registrations = server.app.get(Storage).collection(REGISTRATIONS);
       expect(await registrations.findOne({ id: expired })).toBeNull();
       expect(await registrations.findOne({ id: fresh })).not.toBeNull();
-      expectError(await server.api.get(`/auth/device/status?request_id=${expired}`), 404, 'NOT_FOUND');
+      // Even its own key's proof gets the answer an unknown request gets.
+      expectError(await pollRegistration(server, expired), 401, 'UNAUTHENTICATED');
       expect(output.join('')).toMatch(/retention purge/);
     });
   });

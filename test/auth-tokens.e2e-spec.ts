@@ -74,7 +74,28 @@ describe('access tokens from a real identity provider', () => {
     expect(decodeJwt(tokens.access_token).header).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
     const { status, body } = await server.call(tokens.access_token);
     expect(status).toBe(200);
-    expect(body).toEqual({ subject: 'alice@example.com', email: 'alice@example.com', tokenExpiresAt: decodeJwt(tokens.access_token).payload.exp });
+    expect(body).toEqual({ issuer: idp.issuer, subject: 'alice@example.com', email: 'alice@example.com', tokenExpiresAt: decodeJwt(tokens.access_token).payload.exp });
+  });
+
+  it('reports a mixed-case e-mail claim in its canonical lower-case form', async () => {
+    const { status, body } = await server.call(signTokenWithProviderKey(idp, claims({ email: 'Carol@Example.COM' })));
+    expect(status).toBe(200);
+    expect(body.email).toBe('carol@example.com');
+  });
+
+  // Each of these used to become an account that the rest of the API then refused to name, or,
+  // worse, was "repaired" into someone else's address (trimmed, or the Kelvin sign lower-cased to k).
+  it.each([
+    ['a fullwidth look-alike letter', '\uFF41lice@example.com'],
+    ['a slash', 'a/b@example.com'],
+    ['a leading space', ' alice@example.com'],
+    ['a trailing newline', 'alice@example.com\n'],
+    ['the Kelvin sign', '\u212Aate@example.com'],
+    ['no domain', 'alice@'],
+  ])('refuses an e-mail claim with %s with 403', async (_name, email) => {
+    const { status, body } = await server.call(signTokenWithProviderKey(idp, claims({ email })));
+    expect(status).toBe(403);
+    expect(body).toMatchObject({ statusCode: 403, code: 'FORBIDDEN', message: expect.stringMatching(/e-mail address .*not one this server accepts/) });
   });
 
   it('accepts a refreshed token, and the used refresh token is spent', async () => {
@@ -108,6 +129,7 @@ describe('access tokens from a real identity provider', () => {
     ['HS256 with some secret', () => signTokenWithSecret(claims(), 'some-shared-secret')],
     ['HS256 with the public key as secret', () => signTokenWithProviderKey(idp, claims(), { alg: 'HS256' })],
     ['whose e-mail the provider marks unverified', () => signTokenWithProviderKey(idp, claims({ email_verified: false }))],
+    ['whose e-mail the provider marks unverified as a string', () => signTokenWithProviderKey(idp, claims({ email_verified: 'false' }))],
     ['that is garbage', () => 'not-a-jwt'],
     ['that is three garbage segments', () => 'a.b.c'],
   ])('refuses a token %s with 401', async (_name, token) => {
@@ -160,6 +182,31 @@ describe('e-mail from the userinfo endpoint when the token has no email claim', 
     const { status, body } = await server.call(tokenFor(sub));
     expect(status).toBe(401);
     expect(body.message).toMatch(/no email claim/);
+  });
+
+  it.each([
+    ['false', false],
+    ['"false"', 'false'],
+  ])('refuses an address userinfo marks unverified (email_verified: %s) with 401, as the token path does, every time', async (_name, verified) => {
+    const sub = `unverified-${String(verified)}`;
+    stub.userinfo.set(sub, { sub, email: 'ursula@example.com', email_verified: verified });
+    for (let i = 0; i < 2; i += 1) {
+      const { status, body } = await server.call(tokenFor(sub));
+      expect(status).toBe(401);
+      expect(body).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringMatching(/marks this e-mail address as unverified/) });
+    }
+  });
+
+  it('accepts an address userinfo marks verified', async () => {
+    stub.userinfo.set('verified-1', { sub: 'verified-1', email: 'Vera@Example.com', email_verified: true });
+    expect((await server.call(tokenFor('verified-1'))).body).toMatchObject({ subject: 'verified-1', email: 'vera@example.com' });
+  });
+
+  it('refuses with 403 an address from userinfo that the API would refuse', async () => {
+    stub.userinfo.set('slash-1', { sub: 'slash-1', email: 'a/b@example.com' });
+    const { status, body } = await server.call(tokenFor('slash-1'));
+    expect(status).toBe(403);
+    expect(body.message).toMatch(/not one this server accepts/);
   });
 });
 

@@ -1,14 +1,17 @@
 /**
- * Every device endpoint × every kind of caller → allowed, not-found or forbidden.
+ * Every device endpoint (organization device routes included) × every kind of caller → allowed,
+ * not-found or forbidden.
  *
  * The device is owned by owner@x.test, shared with shared@x.test as editor and with the
  * organization `acme` as admin (so each org member's own role decides), per the spec's rules.
+ * root@x.test is a server administrator (ADMIN_EMAILS) and not a member of `acme`: admin is not
+ * a device credential, so it sees devices only as the stranger it is.
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
-type Persona = 'owner' | 'shared user' | 'org admin' | 'org member' | 'org viewer' | 'stranger' | 'inactive user' | 'admin key';
+type Persona = 'owner' | 'shared user' | 'org admin' | 'org member' | 'org viewer' | 'stranger' | 'server admin user' | 'inactive user' | 'admin key';
 type Outcome = 'allowed' | 'not-found' | 'forbidden';
 
 const EMAILS: Record<Exclude<Persona, 'admin key'>, string> = {
@@ -18,6 +21,7 @@ const EMAILS: Record<Exclude<Persona, 'admin key'>, string> = {
   'org member': 'orgmember@x.test',
   'org viewer': 'orgviewer@x.test',
   stranger: 'stranger@x.test',
+  'server admin user': 'root@x.test',
   'inactive user': 'waiting@elsewhere.test',
 };
 
@@ -37,9 +41,18 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /devices/:d/access', mutates: true, call: (s, c, d) => s.api.post(`/devices/${d}/access`, { email_or_org_id: 'friend@x.test', role: 'viewer' }, c) },
   { name: 'DELETE /devices/:d/access/:who', mutates: true, call: (s, c, d) => s.api.delete(`/devices/${d}/access/shared@x.test`, c) },
   { name: 'POST /devices/reject', mutates: true, call: (s, c, d) => s.api.post('/devices/reject', { device: d }, c) },
-  { name: 'POST /orgs/acme/devices/:d remove', mutates: true, call: (s, c, d) => s.api.delete(`/orgs/acme/devices/${d}`, c) },
-  { name: 'POST /orgs/acme/devices add', mutates: true, call: (s, c, d) => s.api.post('/orgs/acme/devices', { device: d }, c) },
+  { name: 'GET /orgs/acme/devices', mutates: false, call: (s, c, d) => listsDevice(s.api.get('/orgs/acme/devices', c), d) },
+  { name: 'DELETE /orgs/acme/devices/:d', mutates: true, call: (s, c, d) => s.api.delete(`/orgs/acme/devices/${d}`, c) },
+  { name: 'POST /orgs/acme/devices', mutates: true, call: (s, c, d) => s.api.post('/orgs/acme/devices', { device: d }, c) },
 ];
+
+/** A listing counts as allowed only when the device is in it. */
+async function listsDevice(pending: Promise<{ status: number; body: any }>, device: string) {
+  const res = await pending;
+  if (res.status !== 200) return res;
+  const listed = (res.body as { id: string }[]).some((d) => d.id === device);
+  return listed ? res : { status: 299, body: res.body };
+}
 
 const VIEW: Record<Persona, Outcome> = {
   owner: 'allowed',
@@ -48,12 +61,17 @@ const VIEW: Record<Persona, Outcome> = {
   'org member': 'allowed',
   'org viewer': 'allowed',
   stranger: 'not-found',
+  'server admin user': 'not-found',
   'inactive user': 'forbidden',
   'admin key': 'forbidden',
 };
 const MANAGE: Record<Persona, Outcome> = { ...VIEW, 'shared user': 'forbidden', 'org member': 'forbidden', 'org viewer': 'forbidden' };
-/** Taking a device out of an org is for the org's admins; non-members do not see the org. */
-const ORG_ADMIN_ONLY: Record<Persona, Outcome> = { ...MANAGE, owner: 'not-found', 'shared user': 'not-found' };
+/** Owner-only (`device:own`): the org admin here holds an admin share, which is not ownership. */
+const OWN: Record<Persona, Outcome> = { ...MANAGE, 'org admin': 'forbidden' };
+/** Org device routes: non-members do not see the org; server admins see it but not its devices. */
+const ORG_MEMBERS: Record<Persona, Outcome> = { ...VIEW, owner: 'not-found', 'shared user': 'not-found', 'server admin user': 'forbidden' };
+/** Taking a device out of an org (here: dropping the org's share) is for the org's admins. */
+const ORG_ADMIN_ONLY: Record<Persona, Outcome> = { ...ORG_MEMBERS, 'org member': 'forbidden', 'org viewer': 'forbidden' };
 /** Moving a device into an org needs both: org admin and owner. Nobody here is both. */
 const ORG_ADMIN_AND_OWNER: Record<Persona, Outcome> = { ...ORG_ADMIN_ONLY, 'org admin': 'forbidden' };
 
@@ -65,9 +83,10 @@ const EXPECTED: Record<string, Record<Persona, Outcome>> = {
   'GET /devices/:d/access': VIEW,
   'POST /devices/:d/access': MANAGE,
   'DELETE /devices/:d/access/:who': MANAGE,
-  'POST /devices/reject': MANAGE,
-  'POST /orgs/acme/devices/:d remove': ORG_ADMIN_ONLY,
-  'POST /orgs/acme/devices add': ORG_ADMIN_AND_OWNER,
+  'POST /devices/reject': OWN,
+  'GET /orgs/acme/devices': ORG_MEMBERS,
+  'DELETE /orgs/acme/devices/:d': ORG_ADMIN_ONLY,
+  'POST /orgs/acme/devices': ORG_ADMIN_AND_OWNER,
 };
 
 function outcomeOf(res: { status: number; body: any }): Outcome | string {
@@ -95,7 +114,7 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     idp = await startIdentityProvider();
-    server = await startTestServer(idp, { USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'x.test' });
+    server = await startTestServer(idp, { USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'x.test', ADMIN_EMAILS: 'root@x.test' });
     await server.api.post('/orgs', { id: 'acme', email: 'orgadmin@x.test' }, server.admin);
     await server.api.post('/orgs/acme/members', { email: 'orgmember@x.test', role: 'editor' }, server.admin);
     await server.api.post('/orgs/acme/members', { email: 'orgviewer@x.test', role: 'viewer' }, server.admin);
@@ -132,8 +151,17 @@ describe('authorization matrix', () => {
     const ids = async (p: Persona) => ((await server.api.get('/devices', callers[p])).body as { id: string }[]).map((d) => d.id);
     for (const persona of ['owner', 'shared user', 'org admin', 'org member', 'org viewer'] as Persona[]) expect(await ids(persona)).toContain(sharedDevice);
     expect(await ids('stranger')).toEqual([]);
+    expect(await ids('server admin user')).toEqual([]);
     expect((await server.api.get('/devices', callers['inactive user'])).status).toBe(403);
     expect((await server.api.get('/devices', callers['admin key'])).status).toBe(403);
+  });
+
+  it('lets a server admin user run the organization without reaching its devices', async () => {
+    const root = callers['server admin user'];
+    expect((await server.api.get('/orgs/acme/members', root)).status).toBe(200);
+    const res = await server.api.get('/orgs/acme/devices', root);
+    expect(res.status).toBe(403);
+    expect(res.body.message).toMatch(/not a device credential/);
   });
 
   it('tells an inactive user that the account awaits approval', async () => {
@@ -146,10 +174,10 @@ describe('authorization matrix', () => {
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([
       { device: sharedDevice, status: 'offline', health: 'unknown', uptime: null, last_seen: null },
-      { device: 'no-such-device', error: 'Device not found' },
+      { device: 'no-such-device', error: 'Device not found', code: 'DEVICE_NOT_FOUND' },
     ]);
     const stranger = await server.api.post('/devices/status', { devices: [sharedDevice] }, callers.stranger);
-    expect(stranger.body.results).toEqual([{ device: sharedDevice, error: 'Device not found' }]);
+    expect(stranger.body.results).toEqual([{ device: sharedDevice, error: 'Device not found', code: 'DEVICE_NOT_FOUND' }]);
   });
 
   it('requires authentication on every device endpoint', async () => {

@@ -55,7 +55,7 @@ const ENDPOINTS: BodyEndpoint[] = [
   { method: 'POST', path: '/orgs/bi-org/devices', caller: 'user', valid: { device: 'bi-dev' }, missing: {}, wrongType: { device: { id: 'bi-dev' } } },
 ];
 
-const PUBLIC_ROUTES = ['GET /health', 'POST /auth/device', 'GET /auth/device/status'];
+const PUBLIC_ROUTES = ['GET /health', 'GET /auth/config', 'POST /auth/device', 'GET /auth/device/status'];
 
 describe('bad input', () => {
   let idp: IdentityProviderHandle;
@@ -132,7 +132,7 @@ describe('bad input', () => {
       expect(res.status).toBe(200);
       expect(res.body.results).toHaveLength(100);
       expect(res.body.results[0]).toMatchObject({ device: 'bi-dev' });
-      expect(res.body.results[1]).toEqual({ device: 'd-0', error: 'Device not found' });
+      expect(res.body.results[1]).toEqual({ device: 'd-0', error: 'Device not found', code: 'DEVICE_NOT_FOUND' });
     });
   });
 

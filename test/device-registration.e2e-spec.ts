@@ -3,9 +3,12 @@
  * register → list pending → approve (allowed and refused) → key delivered once → reject.
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
-import { requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { generateDeviceIdentity, keyFingerprint } from '@svc/common';
+import { pollRegistration, registrationProof, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
 
 const INFO = { hostname: 'edge-1', platform: 'linux', architecture: 'aarch64', os_version: 'Debian 12' };
+/** A well-formed public key for requests whose polls these tests do not sign. */
+const PUBLIC_KEY = generateDeviceIdentity().publicKey;
 
 describe('device registration', () => {
   let idp: IdentityProviderHandle;
@@ -24,18 +27,32 @@ describe('device registration', () => {
 
   it('runs the whole flow: pending, approval, key exactly once, then rejection', async () => {
     const alice = await server.login('alice@example.test');
-    const reg = await server.api.post('/auth/device', { device_id: 'dev-flow-1', owner_scope: 'user:alice@example.test', device_info: INFO });
+    const identity = generateDeviceIdentity();
+    const fingerprint = keyFingerprint(identity.publicKey);
+    const reg = await server.api.post('/auth/device', { device_id: 'dev-flow-1', owner_scope: 'user:alice@example.test', device_info: INFO, public_key: identity.publicKey });
     expect(reg.status).toBe(201);
-    expect(reg.body).toEqual({ request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/) });
+    expect(reg.body).toEqual({ request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/), fingerprint });
     const requestId = reg.body.request_id;
+    const poll = () => pollRegistration(server, requestId, { identity });
 
-    expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body).toEqual({ status: 'pending' });
+    expect((await poll()).body).toEqual({ status: 'pending' });
 
     const listed = await server.api.get('/devices', alice);
     expect(listed.status).toBe(200);
     expect(listed.body).toContainEqual(
-      expect.objectContaining({ id: requestId, status: 'pending', hostname: 'edge-1', platform: 'linux', owner: 'user:alice@example.test', device_id: 'dev-flow-1', requester: expect.stringContaining('dev-flow-1') }),
+      expect.objectContaining({
+        id: requestId,
+        status: 'pending',
+        hostname: 'edge-1',
+        platform: 'linux',
+        owner: 'user:alice@example.test',
+        device_id: 'dev-flow-1',
+        requester: expect.stringContaining('dev-flow-1'),
+        fingerprint,
+        source_address: '127.0.0.1',
+      }),
     );
+    expect(listed.body.find((d: { id: string }) => d.id === requestId).key_mismatch).toBeUndefined();
 
     const stranger = await server.login('mallory@example.test');
     expect((await server.api.get('/devices', stranger)).body).toEqual([]);
@@ -45,12 +62,12 @@ describe('device registration', () => {
 
     const approved = await server.api.post('/devices/approve', { request_id: requestId }, alice);
     expect(approved.status).toBe(200);
-    expect(approved.body).toEqual({ status: 'approved', device_id: 'dev-flow-1' });
+    expect(approved.body).toEqual({ status: 'approved', device_id: 'dev-flow-1', fingerprint });
 
-    const first = await server.api.get(`/auth/device/status?request_id=${requestId}`);
+    const first = await poll();
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ status: 'approved', api_key: expect.stringMatching(/^svc_[A-Za-z0-9_-]{43}$/), device_id: 'dev-flow-1' });
-    const second = await server.api.get(`/auth/device/status?request_id=${requestId}`);
+    const second = await poll();
     expect(second.status).toBe(410);
     expect(JSON.stringify(second.body)).not.toContain(first.body.api_key);
 
@@ -67,7 +84,7 @@ describe('device registration', () => {
     const alice = await server.login('alice@example.test');
     const requestId = await requestRegistration(server, 'dev-hash', 'user:alice@example.test');
     await server.api.post('/devices/approve', { request_id: requestId }, alice);
-    const key = (await server.api.get(`/auth/device/status?request_id=${requestId}`)).body.api_key as string;
+    const key = (await pollRegistration(server, requestId)).body.api_key as string;
     const { Storage } = await import('../apps/server/src/storage/storage.port');
     const { DEVICES, REGISTRATIONS } = await import('../apps/server/src/storage/records');
     const storage = server.app.get(Storage);
@@ -77,13 +94,14 @@ describe('device registration', () => {
     expect(JSON.stringify(registration)).not.toContain(key);
     expect(device!.apiKeyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(registration!.sealedApiKey).toBeNull();
+    expect(device).toMatchObject({ publicKey: registration!.publicKey, fingerprint: keyFingerprint(registration!.publicKey) });
   });
 
   it('rejects a pending request, and the runtime then sees rejected', async () => {
     const alice = await server.login('alice@example.test');
     const requestId = await requestRegistration(server, 'dev-rejected', 'user:alice@example.test');
     expect((await server.api.post('/devices/reject', { device: requestId }, alice)).body).toEqual({ status: 'rejected' });
-    expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body).toEqual({ status: 'rejected' });
+    expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'rejected' });
     expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(404);
     expect((await server.api.get('/devices', alice)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
   });
@@ -94,7 +112,7 @@ describe('device registration', () => {
     const requestId = await requestRegistration(server, 'dev-org', 'org:acme');
     expect((await server.api.get('/devices', member)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
     expect((await server.api.post('/devices/approve', { request_id: requestId }, member)).status).toBe(403);
-    expect((await server.api.post('/devices/approve', { device: 'dev-org' }, boss)).body).toEqual({ status: 'approved', device_id: 'dev-org' });
+    expect((await server.api.post('/devices/approve', { device: 'dev-org' }, boss)).body).toEqual({ status: 'approved', device_id: 'dev-org', fingerprint: expect.any(String) });
     expect((await server.api.get('/devices', member)).body).toContainEqual(expect.objectContaining({ id: 'dev-org', owner: 'org:acme' }));
   });
 
@@ -104,20 +122,9 @@ describe('device registration', () => {
     expect(res.status).toBe(403);
   });
 
-  it('replaces an earlier pending request of the same device instead of piling up', async () => {
-    const alice = await server.login('alice@example.test');
-    const first = await requestRegistration(server, 'dev-dup', 'user:alice@example.test');
-    const second = await requestRegistration(server, 'dev-dup', 'user:alice@example.test');
-    expect(second).not.toBe(first);
-    const pending = (await server.api.get('/devices', alice)).body.filter((d: { device_id?: string }) => d.device_id === 'dev-dup');
-    expect(pending).toHaveLength(1);
-    expect(pending[0].request_id).toBe(second);
-    expect((await server.api.get(`/auth/device/status?request_id=${first}`)).status).toBe(404);
-  });
-
   it('caps pending requests per owner scope', async () => {
     for (let i = 0; i < 5; i++) await requestRegistration(server, `dev-cap-${i}`, 'user:capped@example.test');
-    const res = await server.api.post('/auth/device', { device_id: 'dev-cap-x', owner_scope: 'user:capped@example.test', device_info: INFO });
+    const res = await server.api.post('/auth/device', { device_id: 'dev-cap-x', owner_scope: 'user:capped@example.test', device_info: INFO, public_key: PUBLIC_KEY });
     expect(res.status).toBe(429);
     expect(res.body.code).toBe('RATE_LIMITED');
   });
@@ -127,7 +134,8 @@ describe('device registration', () => {
     const requestId = await requestRegistration(server, 'dev-expiring', 'user:alice@example.test');
     server.clock.advance(61 * 60 * 1000);
     try {
-      expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).status).toBe(404);
+      // Expired is indistinguishable from unknown, even to the key's holder.
+      expect((await pollRegistration(server, requestId)).status).toBe(401);
       expect((await server.api.get('/devices', alice)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
       expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(404);
     } finally {
@@ -135,25 +143,26 @@ describe('device registration', () => {
     }
   });
 
-  it('re-keys a device its manager approves again, and refuses a stranger taking over its id', async () => {
+  it('re-keys a device its owner approves again, and refuses a stranger taking over its id', async () => {
     const alice = await server.login('alice@example.test');
     const mallory = await server.login('mallory@example.test');
-    const firstId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test');
+    const identity = generateDeviceIdentity();
+    const firstId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test', { identity });
     await server.api.post('/devices/approve', { request_id: firstId }, alice);
-    const oldKey = (await server.api.get(`/auth/device/status?request_id=${firstId}`)).body.api_key;
+    const oldKey = (await pollRegistration(server, firstId)).body.api_key;
 
     const hijack = await requestRegistration(server, 'dev-rekey', 'user:mallory@example.test');
     const refused = await server.api.post('/devices/approve', { request_id: hijack }, mallory);
     expect(refused.status).toBe(409);
 
-    const againId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test');
+    const againId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test', { identity });
     expect((await server.api.post('/devices/approve', { request_id: againId }, alice)).status).toBe(200);
-    const newKey = (await server.api.get(`/auth/device/status?request_id=${againId}`)).body.api_key;
+    const newKey = (await pollRegistration(server, againId)).body.api_key;
     expect(newKey).not.toBe(oldKey);
   });
 
   describe('bad input on POST /auth/device', () => {
-    const good = { device_id: 'dev-bad', owner_scope: 'user:alice@example.test', device_info: INFO };
+    const good = { device_id: 'dev-bad', owner_scope: 'user:alice@example.test', device_info: INFO, public_key: PUBLIC_KEY };
     const cases: [string, unknown, RegExp][] = [
       ['missing device_id', { ...good, device_id: undefined }, /device_id/],
       ['missing owner_scope', { ...good, owner_scope: undefined }, /owner_scope/],
@@ -168,6 +177,11 @@ describe('device registration', () => {
       ['extra field', { ...good, extra: true }, /unknown field extra/],
       ['extra info field', { ...good, device_info: { ...INFO, kernel: '6.1' } }, /unknown field device_info.kernel/],
       ['not an object', [1, 2], /./],
+      ['missing public_key', { ...good, public_key: undefined }, /public_key/],
+      ['public_key not base64url', { ...good, public_key: `${PUBLIC_KEY.slice(0, 42)}+` }, /public_key/],
+      ['public_key padded', { ...good, public_key: `${PUBLIC_KEY}=` }, /public_key/],
+      ['public_key of 64 bytes', { ...good, public_key: Buffer.alloc(64, 1).toString('base64url') }, /public_key/],
+      ['public_key not a string', { ...good, public_key: 42 }, /public_key/],
     ];
     it.each(cases)('%s → 400 with a clear message', async (_name, body, message) => {
       const res = await server.api.post('/auth/device', body);
@@ -188,10 +202,12 @@ describe('device registration', () => {
       expect(res.body).toMatchObject({ statusCode: 413, code: 'PAYLOAD_TOO_LARGE' });
     });
 
-    it('status poll without or with a malformed request_id → 400, unknown → 404', async () => {
+    it('status poll without or with a malformed request_id → 400, unknown → 401 (as for no proof)', async () => {
       expect((await server.api.get('/auth/device/status')).status).toBe(400);
       expect((await server.api.get('/auth/device/status?request_id=%3Cscript%3E')).status).toBe(400);
-      expect((await server.api.get('/auth/device/status?request_id=req_00000000000000000000000000000000')).status).toBe(404);
+      const unknown = 'req_00000000000000000000000000000000';
+      const headers = registrationProof(server, unknown, generateDeviceIdentity());
+      expect((await pollRegistration(server, unknown, { headers })).status).toBe(401);
     });
   });
 });
@@ -211,11 +227,11 @@ describe('device registration rate limit', () => {
   it('limits registrations per source address per minute', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await server.api.post('/auth/device', { device_id: `rl-${i}`, owner_scope: 'user:a@example.test', device_info: INFO });
+      const res = await server.api.post('/auth/device', { device_id: `rl-${i}`, owner_scope: 'user:a@example.test', device_info: INFO, public_key: PUBLIC_KEY });
       statuses.push(res.status);
     }
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
     server.clock.advance(61_000);
-    expect((await server.api.post('/auth/device', { device_id: 'rl-later', owner_scope: 'user:a@example.test', device_info: INFO })).status).toBe(201);
+    expect((await server.api.post('/auth/device', { device_id: 'rl-later', owner_scope: 'user:a@example.test', device_info: INFO, public_key: PUBLIC_KEY })).status).toBe(201);
   });
 });

@@ -4,7 +4,7 @@
  * limits on sharing with and moving devices into organizations.
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
-import { registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { pollRegistration, registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
 
 describe('organization edge cases', () => {
   let idp: IdentityProviderHandle;
@@ -35,7 +35,7 @@ describe('organization edge cases', () => {
     await server.api.post('/orgs', { id: 'del-a', email: 'del@edge.test' }, server.admin);
     const requestId = await requestRegistration(server, 'edge-del-1', 'org:del-a');
     expect((await server.api.delete('/orgs/del-a', await as('del@edge.test'))).body).toEqual({ status: 'deleted' });
-    expect((await server.api.get(`/auth/device/status?request_id=${requestId}`)).body).toEqual({ status: 'rejected' });
+    expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'rejected' });
   });
 
   it('a member who leaves loses the personal shares on the organization\'s devices', async () => {

@@ -77,13 +77,13 @@ describe('organizations and devices', () => {
       expectError(await server.api.post('/orgs/fleet/devices', { device: 'od-1' }, server.admin), 403, 'FORBIDDEN');
     });
 
-    it('folds an existing share with the organization into ownership', async () => {
+    it('folds an existing share with the organization into ownership and resets the other shares', async () => {
       const fadmin = await as('fadmin@fleet.test');
       await registerDevice(server, 'od-fold', 'user:fadmin@fleet.test', fadmin);
       await share(server, 'od-fold', 'fleet', 'viewer', fadmin);
       await share(server, 'od-fold', 'feditor@fleet.test', 'viewer', fadmin);
       expect((await server.api.post('/orgs/fleet/devices', { device: 'od-fold' }, fadmin)).body).toEqual({ status: 'added' });
-      expect((await server.api.get('/devices/od-fold/access', fadmin)).body).toEqual([{ email: 'feditor@fleet.test', role: 'viewer' }]);
+      expect((await server.api.get('/devices/od-fold/access', fadmin)).body).toEqual([]);
       expect((await owners(fadmin))['od-fold']).toBe('org:fleet');
     });
 

@@ -65,12 +65,21 @@ describe('npm start on the embedded defaults', () => {
   let started: Started;
   let restPort: number;
   let idpPort: number;
+  let tunnelPort: number;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
     restPort = await freePort();
     idpPort = await freePort();
-    started = startServer({ DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), LISTEN_HOST: '127.0.0.1', CERTIFICATE_PATH: join(dataDir, 'certs') });
+    tunnelPort = await freePort();
+    started = startServer({
+      DATA_DIR: dataDir,
+      REST_PORT: String(restPort),
+      DEV_IDP_PORT: String(idpPort),
+      UNIFIED_PORT: String(tunnelPort),
+      LISTEN_HOST: '127.0.0.1',
+      CERTIFICATE_PATH: join(dataDir, 'certs'),
+    });
     const health = await waitForHealth(`http://127.0.0.1:${restPort}/health`, started);
     expect(health.status).toBe(200);
   });
@@ -108,15 +117,17 @@ describe('npm start on the embedded defaults', () => {
     const doc = (await res.json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, { required?: string[] }> } };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/auth/device', '/auth/device/status', '/devices', '/orgs']));
     // Request bodies are described, so dashboards can generate clients from the document.
-    expect(doc.components.schemas.RequestRegistrationInput.required).toEqual(['device_info', 'owner_scope', 'device_id']);
+    expect(doc.components.schemas.RequestRegistrationInput.required).toEqual(['device_info', 'owner_scope', 'device_id', 'public_key']);
     expect(doc.components.schemas.AddAccessInput.required).toEqual(['email_or_org_id', 'role']);
   });
 });
 
 describe('start-up refusals', () => {
   const refuse = async (env: Record<string, string>) => {
-    const started = startServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-refuse-')), ...env });
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-refuse-'));
+    const started = startServer({ DATA_DIR: dataDir, ...env });
     const code = await started.exited;
+    rmSync(dataDir, { recursive: true, force: true });
     return { code, stderr: started.stderr() };
   };
 

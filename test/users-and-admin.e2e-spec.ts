@@ -154,7 +154,8 @@ describe('users and administration', () => {
     });
 
     it('normalises an upper-case email claim in the token itself', async () => {
-      const token = signTokenWithProviderKey(idp, accessTokenClaims(idp, 'Alice@EXAMPLE.Test', { sub: 'alice-upper' }));
+      // The same identity as the logins above (the development provider's sub is the address).
+      const token = signTokenWithProviderKey(idp, accessTokenClaims(idp, 'Alice@EXAMPLE.Test', { sub: 'alice@example.test' }));
       const me = await server.api.get('/me', { token });
       expect(me.status).toBe(200);
       expect(me.body).toMatchObject({ email: 'alice@example.test', scopes: ['user:alice@example.test'], admin: true });

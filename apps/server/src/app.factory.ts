@@ -9,6 +9,7 @@ import { requestIdMiddleware } from './logging/request-id.middleware';
 import { strictValidationPipe } from './common/validation.pipe';
 import { jsonBodyMiddleware } from './common/json-body.middleware';
 import { ADMIN_KEY_HEADER } from './auth/admin-key';
+import { installClientErrorHandler } from './common/client-error.handler';
 
 /** Builds the HTTP application; main.ts and the end-to-end tests both start the server this way. */
 export async function createServerApp(config: ServerConfig, options: AppOptions & { logger?: JsonLogger } = {}): Promise<NestExpressApplication> {
@@ -24,6 +25,7 @@ export async function createServerApp(config: ServerConfig, options: AppOptions 
   app.use(jsonBodyMiddleware());
   app.useGlobalPipes(strictValidationPipe());
   app.disable('x-powered-by');
+  installClientErrorHandler(app.getHttpServer());
   app.enableShutdownHooks();
 
   const document = SwaggerModule.createDocument(

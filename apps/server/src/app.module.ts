@@ -8,16 +8,20 @@ import { AllExceptionsFilter } from './common/http-exception.filter';
 import { StorageModule } from './storage/storage.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { AuthorizationModule } from './authorization/authorization.module';
 import { UsersModule } from './users/users.module';
 import { DevicesModule } from './devices/devices.module';
 import { AccessModule } from './access/access.module';
 import { OrgsModule } from './orgs/orgs.module';
 import { HealthController } from './health/health.controller';
+import { RelayModule } from './relay/relay.module';
 
 export interface AppOptions {
   clock?: Clock;
   /** Tests drive the retention job themselves instead of the hourly schedule. */
   schedule?: boolean;
+  /** false: no tunnel listener on UNIFIED_PORT (suites that need no runtimes). */
+  relay?: boolean;
 }
 
 @Module({})
@@ -31,10 +35,12 @@ export class AppModule {
         StorageModule.forRoot(config.storage),
         AuditModule,
         AuthModule,
+        AuthorizationModule,
         UsersModule,
         DevicesModule,
         AccessModule,
         OrgsModule,
+        RelayModule.forRoot({ listen: options.relay !== false }),
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

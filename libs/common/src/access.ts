@@ -1,8 +1,9 @@
 /**
- * How a caller's memberships and a device's owner and shares combine into one role on that
- * device. Used by the server for every device operation and by clients to explain refusals.
+ * How a caller's memberships and a device's owner and shares combine into what it may do with that
+ * device or organization. Pure rules: the server's access policy applies them to every request,
+ * clients use them to explain refusals.
  */
-import { OrgRole, strongerRole, weakerRole } from './roles';
+import { Capability, OrgCapability, OrgRelation, OrgRole, relationAllows, roleAllows, strongerRole, weakerRole } from './roles';
 import { orgScope, userScope } from './scopes';
 
 export interface AccessSubject {
@@ -37,8 +38,66 @@ export function effectiveDeviceRole(subject: AccessSubject, device: AccessTarget
   return role;
 }
 
-/** Who may approve a registration for an owner scope: that user, or an admin of that org. */
+/**
+ * Who speaks for an owner scope: that user, or an admin of that organization. They approve
+ * registrations for it, own its devices (`device:own`) and may make it a device's new owner.
+ */
 export function canApproveFor(subject: AccessSubject, ownerScope: string): boolean {
   if (ownerScope === userScope(subject.email)) return true;
   return subject.memberships.some((m) => m.role === 'admin' && orgScope(m.orgId) === ownerScope);
+}
+
+/** A caller's rights on one device: its role, and whether it owns the device. */
+export interface DeviceGrant {
+  role: OrgRole;
+  owner: boolean;
+}
+
+/** Null when the device is not reachable at all. */
+export function deviceGrant(subject: AccessSubject, device: AccessTarget): DeviceGrant | null {
+  const role = effectiveDeviceRole(subject, device);
+  return role === null ? null : { role, owner: canApproveFor(subject, device.ownerScope) };
+}
+
+export function grantAllows(grant: DeviceGrant, capability: Capability): boolean {
+  return capability === 'device:own' ? grant.owner : roleAllows(grant.role, capability);
+}
+
+export type OwnerChangeRefusal = 'same-owner' | 'not-owner' | 'target-not-yours';
+
+/**
+ * The one ownership rule: only the owner changes a device's owner, and only to a scope it speaks
+ * for itself. An admin share or an editor role never gives a device away. Null means allowed;
+ * the organization-sharing condition (which needs membership lookups) is checked by the server.
+ */
+export function ownerChangeRefusal(subject: AccessSubject, device: AccessTarget, toScope: string): OwnerChangeRefusal | null {
+  if (device.ownerScope === toScope) return 'same-owner';
+  if (!canApproveFor(subject, device.ownerScope)) return 'not-owner';
+  if (!canApproveFor(subject, toScope)) return 'target-not-yours';
+  return null;
+}
+
+/** The admin key has no e-mail; `serverAdmin` covers it, ADMIN_EMAILS and granted admins. */
+export interface OrgSubject {
+  email: string | null;
+  serverAdmin: boolean;
+  memberships: readonly { orgId: string; role: OrgRole }[];
+}
+
+export function orgRelations(subject: OrgSubject, org: { id: string; owner: string }): OrgRelation[] {
+  const relations: OrgRelation[] = [];
+  if (subject.email !== null && subject.email === org.owner) relations.push('owner');
+  const membership = subject.memberships.find((m) => m.orgId === org.id);
+  if (membership) relations.push(membership.role);
+  if (subject.serverAdmin) relations.push('server-admin');
+  return relations;
+}
+
+/** `hidden`: the organization is invisible to the caller (answer "not found"). */
+export type OrgDecision = 'allowed' | 'hidden' | 'forbidden';
+
+export function orgDecision(subject: OrgSubject, org: { id: string; owner: string }, capability: OrgCapability): OrgDecision {
+  const relations = orgRelations(subject, org);
+  if (relations.length === 0) return 'hidden';
+  return relations.some((r) => relationAllows(r, capability)) ? 'allowed' : 'forbidden';
 }

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'ACCOUNT_PENDING_APPROVAL'
+  | 'ACCOUNT_SUBJECT_MISMATCH'
   | 'NOT_FOUND'
   | 'DEVICE_NOT_FOUND'
   | 'CONFLICT'
@@ -23,6 +24,7 @@ export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   ACCOUNT_PENDING_APPROVAL: 403,
+  ACCOUNT_SUBJECT_MISMATCH: 403,
   NOT_FOUND: 404,
   DEVICE_NOT_FOUND: 404,
   CONFLICT: 409,
@@ -70,6 +72,19 @@ export class ForbiddenError extends DomainError {
 export class AccountPendingApprovalError extends DomainError {
   constructor() {
     super('ACCOUNT_PENDING_APPROVAL', 'Your account awaits approval by an administrator');
+  }
+}
+
+/**
+ * The account is bound to another identity (`sub`) at the issuer than the token's: the same
+ * e-mail address does not make someone the same user. An administrator can reset the binding.
+ */
+export class AccountSubjectMismatchError extends DomainError {
+  constructor() {
+    super(
+      'ACCOUNT_SUBJECT_MISMATCH',
+      'This account is bound to another identity at the identity provider (a different "sub" with the same e-mail address); ask an administrator to reset the binding if the account moved',
+    );
   }
 }
 

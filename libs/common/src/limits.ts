@@ -6,9 +6,15 @@ export const LIMITS = {
   maxBatchSize: 100,
   /** Largest JSON body the REST API accepts. */
   maxJsonBodyBytes: 64 * 1024,
+  /** Deepest nesting of objects and arrays in a JSON body: far above any request (today 3 at most). */
+  maxJsonDepth: 32,
   /** `device_audit_logs` default and ceiling for `max`. */
   auditLogsDefaultMax: 100,
   auditLogsMaxMax: 1000,
+  /** Most audit entries one [Batch] device_audit_logs answer holds, across all its devices. */
+  auditLogsBatchMaxEntries: 5000,
+  /** Most access entries (users and organizations) one device can be shared with. */
+  maxSharesPerDevice: 100,
   /** Size ceilings for registration fields. */
   maxDeviceIdLength: 128,
   maxInfoFieldLength: 256,

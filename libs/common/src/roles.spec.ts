@@ -1,4 +1,22 @@
-import { CAPABILITIES, Capability, isToolRole, ORG_ROLES, OrgRole, roleAllows, strongerRole, TOOL_ROLES, ToolRole, toOrgRole, toToolRole, weakerRole } from './roles';
+import {
+  CAPABILITIES,
+  Capability,
+  isToolRole,
+  ORG_CAPABILITIES,
+  ORG_RELATIONS,
+  ORG_ROLES,
+  OrgCapability,
+  OrgRelation,
+  OrgRole,
+  relationAllows,
+  roleAllows,
+  strongerRole,
+  TOOL_ROLES,
+  ToolRole,
+  toOrgRole,
+  toToolRole,
+  weakerRole,
+} from './roles';
 
 describe('role names', () => {
   it.each<[ToolRole, OrgRole]>([
@@ -32,7 +50,8 @@ describe('role names', () => {
 });
 
 describe('capabilities', () => {
-  // The matrix, written out: viewers only look; members do everything but manage; admins all.
+  // The matrix, written out: viewers only look; members do everything but manage; admins all but
+  // own. No role grants `device:own`: only ownership does (see access.ts), so no share can.
   const MATRIX: Record<Capability, Record<OrgRole, boolean>> = {
     'device:view': { admin: true, member: true, viewer: true },
     'device:exec': { admin: true, member: true, viewer: false },
@@ -40,6 +59,7 @@ describe('capabilities', () => {
     'device:write-files': { admin: true, member: true, viewer: false },
     'device:deploy': { admin: true, member: true, viewer: false },
     'device:manage': { admin: true, member: false, viewer: false },
+    'device:own': { admin: false, member: false, viewer: false },
   };
 
   it('covers every capability', () => {
@@ -49,6 +69,26 @@ describe('capabilities', () => {
   const cells = CAPABILITIES.flatMap((cap) => ORG_ROLES.map((role): [OrgRole, Capability, boolean] => [role, cap, MATRIX[cap][role]]));
   it.each(cells)('%s may %s: %s', (role, capability, allowed) => {
     expect(roleAllows(role, capability)).toBe(allowed);
+  });
+});
+
+describe('organization capabilities', () => {
+  // Server administrators run organizations but reach none of their devices through that.
+  const MATRIX: Record<OrgCapability, Record<OrgRelation, boolean>> = {
+    'org:view': { owner: true, admin: true, member: true, viewer: true, 'server-admin': true },
+    'org:devices': { owner: true, admin: true, member: true, viewer: true, 'server-admin': false },
+    'org:manage': { owner: true, admin: true, member: false, viewer: false, 'server-admin': true },
+    'org:move-devices': { owner: true, admin: true, member: false, viewer: false, 'server-admin': false },
+    'org:delete': { owner: true, admin: false, member: false, viewer: false, 'server-admin': true },
+  };
+
+  it('covers every capability', () => {
+    expect(Object.keys(MATRIX).sort()).toEqual([...ORG_CAPABILITIES].sort());
+  });
+
+  const cells = ORG_CAPABILITIES.flatMap((cap) => ORG_RELATIONS.map((rel): [OrgRelation, OrgCapability, boolean] => [rel, cap, MATRIX[cap][rel]]));
+  it.each(cells)('%s may %s: %s', (relation, capability, allowed) => {
+    expect(relationAllows(relation, capability)).toBe(allowed);
   });
 });
 

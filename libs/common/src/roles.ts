@@ -28,18 +28,46 @@ export const CAPABILITIES = [
   'device:forward', // forward_start
   'device:write-files', // device_cp / device_sync towards the device
   'device:deploy', // deployments
-  'device:manage', // share/unshare, reject (remove), move between organizations
+  'device:manage', // share/unshare, re-key (approve a re-registration)
+  'device:own', // owner-only: change the owner (org moves, re-registration elsewhere), remove the device
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
+/** `device:own` is in no role: ownership grants it (see `grantAllows`), so no share ever can. */
 const ROLE_CAPABILITIES: Record<OrgRole, readonly Capability[]> = {
-  admin: CAPABILITIES,
+  admin: ['device:view', 'device:exec', 'device:forward', 'device:write-files', 'device:deploy', 'device:manage'],
   member: ['device:view', 'device:exec', 'device:forward', 'device:write-files', 'device:deploy'],
   viewer: ['device:view'],
 };
 
 export function roleAllows(role: OrgRole, capability: Capability): boolean {
   return ROLE_CAPABILITIES[role].includes(capability);
+}
+
+export const ORG_CAPABILITIES = [
+  'org:view', // see the organization and its members
+  'org:devices', // org_devices_list
+  'org:manage', // rename, add/remove/re-role members
+  'org:move-devices', // org_devices_add / org_devices_remove (plus `device:own` for owner changes)
+  'org:delete',
+] as const;
+export type OrgCapability = (typeof ORG_CAPABILITIES)[number];
+
+/** How a caller relates to an organization: a membership role, its owner, or a server admin. */
+export const ORG_RELATIONS = ['owner', ...ORG_ROLES, 'server-admin'] as const;
+export type OrgRelation = (typeof ORG_RELATIONS)[number];
+
+/** Server administrators run organizations but hold no device rights through them. */
+const RELATION_CAPABILITIES: Record<OrgRelation, readonly OrgCapability[]> = {
+  owner: ORG_CAPABILITIES,
+  admin: ['org:view', 'org:devices', 'org:manage', 'org:move-devices'],
+  member: ['org:view', 'org:devices'],
+  viewer: ['org:view', 'org:devices'],
+  'server-admin': ['org:view', 'org:manage', 'org:delete'],
+};
+
+export function relationAllows(relation: OrgRelation, capability: OrgCapability): boolean {
+  return RELATION_CAPABILITIES[relation].includes(capability);
 }
 
 const RANK: Record<OrgRole, number> = { viewer: 0, member: 1, admin: 2 };

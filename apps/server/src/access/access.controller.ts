@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import type { OperationResult } from '@svc/common';
+import { OperationResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
@@ -14,17 +16,20 @@ export class AccessController {
   constructor(private readonly access: AccessService) {}
 
   @Get()
-  list(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string) {
+  @OperationResponse('device_access_list')
+  list(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string): Promise<OperationResult<'device_access_list'>> {
     return this.access.list(principal, device);
   }
 
   @Post()
   @HttpCode(200)
+  @OperationResponse('device_access_add')
   add(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Body() body: AddAccessInput) {
     return this.access.add(principal, device, body.email_or_org_id, body.role);
   }
 
   @Delete(':emailOrOrgId')
+  @OperationResponse('device_access_remove')
   remove(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Param('emailOrOrgId') emailOrOrgId: string) {
     return this.access.remove(principal, device, emailOrOrgId);
   }

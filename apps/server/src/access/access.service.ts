@@ -1,70 +1,65 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { AccessEntry, ForbiddenError, InvalidInputError, NotFoundError, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole, ConflictError } from '@svc/common';
-import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
+import { Injectable } from '@nestjs/common';
+import { AccessEntry, ConflictError, InvalidInputError, LIMITS, NotFoundError, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole } from '@svc/common';
+import { DevicesRepository, LOST_RACE, retryLostRaces, shareFields } from '../storage/repositories/devices.repository';
 import { OrgsRepository } from '../storage/repositories/orgs.repository';
 import { callerAccess } from '../storage/repositories/device-access-scope';
 import { DeviceRecord, DeviceShare } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
-import { DeviceResolver } from '../devices/device-resolver.service';
+import { AccessPolicy } from '../authorization/access-policy.service';
 import type { UserPrincipal } from '../auth/principal';
 
 /** Sharing a device with users and organizations (`allowed_scopes` with a role each). */
 @Injectable()
 export class AccessService {
   constructor(
-    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly devices: DevicesRepository,
-    private readonly memberships: MembershipsRepository,
     private readonly orgs: OrgsRepository,
-    private readonly resolver: DeviceResolver,
+    private readonly policy: AccessPolicy,
     private readonly audit: AuditService,
   ) {}
 
   async list(principal: UserPrincipal, ref: string): Promise<AccessEntry[]> {
-    const { device } = await this.resolver.resolve(principal, ref, 'device:view');
+    const { device } = await this.policy.requireDevice(principal, ref, 'device:view');
     return device.shares.map(toAccessEntry);
   }
 
+  /**
+   * Each attempt reads the device, checks and writes with a compare-and-set, so two concurrent
+   * edits never overwrite each other: the loser reads again and decides again (checks included).
+   */
   async add(principal: UserPrincipal, ref: string, emailOrOrgId: string, role: ToolRole): Promise<{ status: 'added' }> {
     const scope = targetScope(emailOrOrgId);
-    const { device } = await this.resolver.resolve(principal, ref, 'device:manage');
-    if (scope === device.ownerScope) throw new ConflictError(`${emailOrOrgId} already owns this device`);
-    const target = parseScope(scope)!;
-    // A share with an id nobody owns yet would go to whoever creates that organization later.
-    if (target.kind === 'org' && !(await this.orgs.findById(target.orgId))) throw new NotFoundError('Organization not found');
-    await this.checkCrossOrgSharing(device, scope);
-    const shares = [...device.shares.filter((s) => s.scope !== scope), { scope, role: toOrgRole(role) }];
-    await this.saveShares(principal, device, shares);
-    await this.audit.record(principal, 'device.access_added', { deviceId: device.id, details: `shared with ${scope} as ${role}` });
+    const deviceId = await retryLostRaces(async () => {
+      const { device } = await this.policy.requireDevice(principal, ref, 'device:manage');
+      if (scope === device.ownerScope) throw new ConflictError(`${emailOrOrgId} already owns this device`);
+      const target = parseScope(scope)!;
+      // A share with an id nobody owns yet would go to whoever creates that organization later.
+      if (target.kind === 'org' && !(await this.orgs.findById(target.orgId))) throw new NotFoundError('Organization not found');
+      await this.policy.requireShareAllowed(device, scope);
+      const others = device.shares.filter((s) => s.scope !== scope);
+      if (others.length >= LIMITS.maxSharesPerDevice) {
+        throw new ConflictError(`A device can be shared with at most ${LIMITS.maxSharesPerDevice} users and organizations; remove one first`);
+      }
+      return this.saveShares(principal, device, [...others, { scope, role: toOrgRole(role) }]);
+    });
+    await this.audit.record(principal, 'device.access_added', { deviceId, details: `shared with ${scope} as ${role}` });
     return { status: 'added' };
   }
 
   async remove(principal: UserPrincipal, ref: string, emailOrOrgId: string): Promise<{ status: 'removed' }> {
     const scope = targetScope(emailOrOrgId);
-    const { device } = await this.resolver.resolve(principal, ref, 'device:manage');
-    if (!device.shares.some((s) => s.scope === scope)) throw new NotFoundError(`${emailOrOrgId} has no access entry on this device`);
-    await this.saveShares(principal, device, device.shares.filter((s) => s.scope !== scope));
-    await this.audit.record(principal, 'device.access_removed', { deviceId: device.id, details: `unshared from ${scope}` });
+    const deviceId = await retryLostRaces(async () => {
+      const { device } = await this.policy.requireDevice(principal, ref, 'device:manage');
+      if (!device.shares.some((s) => s.scope === scope)) throw new NotFoundError(`${emailOrOrgId} has no access entry on this device`);
+      return this.saveShares(principal, device, device.shares.filter((s) => s.scope !== scope));
+    });
+    await this.audit.record(principal, 'device.access_removed', { deviceId, details: `unshared from ${scope}` });
     return { status: 'removed' };
   }
 
-  /**
-   * With ALLOW_CROSS_ORG_DEVICE_SHARING=false an organization's device may only be shared with
-   * that organization's members.
-   */
-  async checkCrossOrgSharing(device: Pick<DeviceRecord, 'ownerScope'>, scope: string): Promise<void> {
-    if (this.config.allowCrossOrgDeviceSharing) return;
-    const owner = parseScope(device.ownerScope);
-    if (owner?.kind !== 'org') return;
-    const target = parseScope(scope)!;
-    const inside = target.kind === 'user' && (await this.memberships.find(owner.orgId, target.email)) !== null;
-    if (!inside) throw new ForbiddenError(`Access denied: ${scope} is outside organization ${owner.orgId} and cross-organization sharing is disabled`);
-  }
-
-  private async saveShares(principal: UserPrincipal, device: DeviceRecord, shares: DeviceShare[]): Promise<void> {
-    await this.devices.update(callerAccess(principal.scopes), device.id, { shares, allowedScopes: shares.map((s) => s.scope) });
+  /** The device id once written; LOST_RACE when another write came since `device` was read. */
+  private async saveShares(principal: UserPrincipal, device: DeviceRecord, shares: DeviceShare[]): Promise<string | typeof LOST_RACE> {
+    return (await this.devices.updateIfUnchanged(callerAccess(principal.scopes), device, shareFields(shares))) ? device.id : LOST_RACE;
   }
 }
 

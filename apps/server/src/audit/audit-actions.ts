@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'device.access_added',
   'device.access_removed',
   'device.moved_to_org',
+  'device.exec',
   'device.removed_from_org',
   'org.created',
   'org.deleted',
@@ -16,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'org.member_removed',
   'user.approved',
   'user.admin_granted',
+  'user.subject_reset',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

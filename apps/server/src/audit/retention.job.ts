@@ -3,11 +3,12 @@ import { Interval } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
 import { AuditRepository } from '../storage/repositories/audit.repository';
 import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
+import { RevocationsRepository } from '../storage/repositories/revocations.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
 
 /**
- * Deletes audit entries, reports and registration requests past their expiry, at start-up and
+ * Deletes audit entries, reports, registration requests and revocation records past their expiry, at start-up and
  * every hour (AUDIT_RETENTION_DAYS / REPORT_RETENTION_DAYS decide each entry's expiry when written).
  */
 @Injectable()
@@ -17,6 +18,7 @@ export class RetentionJob implements OnApplicationBootstrap {
   constructor(
     private readonly audit: AuditRepository,
     private readonly registrations: RegistrationsRepository,
+    private readonly revocations: RevocationsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -25,10 +27,14 @@ export class RetentionJob implements OnApplicationBootstrap {
   }
 
   @Interval('retention', HOUR_MS)
-  async run(): Promise<{ audit: number; reports: number; registrations: number }> {
+  async run(): Promise<{ audit: number; reports: number; registrations: number; revocations: number }> {
     const now = this.clock.now();
-    const purged = { ...(await this.audit.purgeExpired(now)), registrations: await this.registrations.purgeExpired(now) };
-    if (purged.audit + purged.reports + purged.registrations > 0) this.logger.log(`retention purge: ${JSON.stringify(purged)}`);
+    const purged = {
+      ...(await this.audit.purgeExpired(now)),
+      registrations: await this.registrations.purgeExpired(now),
+      revocations: await this.revocations.purgeExpired(now),
+    };
+    if (purged.audit + purged.reports + purged.registrations + purged.revocations > 0) this.logger.log(`retention purge: ${JSON.stringify(purged)}`);
     return purged;
   }
 }

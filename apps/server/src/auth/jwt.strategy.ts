@@ -6,6 +6,7 @@ import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { Algorithm } from 'jsonwebtoken';
 import { UnauthenticatedError } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { accountEmail, claimedEmail } from './email-claims';
 import { IssuerDiscovery } from './issuer-discovery';
 import type { TokenIdentity } from './token-identity';
 import { UserinfoEmailResolver } from './userinfo-email.resolver';
@@ -50,18 +51,17 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   }
 
   async validate(req: Request, payload: Record<string, unknown>): Promise<TokenIdentity> {
-    const { sub, exp, email } = payload;
+    const { iss, sub, exp } = payload;
     if (typeof sub !== 'string' || sub === '') throw new UnauthenticatedError('Access token has no subject (sub claim)');
     if (typeof exp !== 'number') throw new UnauthenticatedError('Access token has no expiry (exp claim)');
-    // An address the provider itself marks unverified could be anyone's: refuse it.
-    if (payload.email_verified === false) throw new UnauthenticatedError('The identity provider marks this e-mail address as unverified');
-    const resolved = typeof email === 'string' && email !== '' ? email : await this.userinfo.emailFor(sub, bearerToken(req)!);
-    if (!resolved) {
+    const claimed = claimedEmail(payload) ?? (await this.userinfo.emailFor(sub, bearerToken(req)!));
+    if (!claimed) {
       throw new UnauthenticatedError(
         'Access token carries no email claim and the identity provider did not return one from userinfo; request the "email" scope',
       );
     }
-    return { subject: sub, email: resolved, tokenExpiresAt: exp };
+    // passport-jwt has checked that `iss` equals OAUTH_ISSUER.
+    return { issuer: String(iss), subject: sub, email: accountEmail(claimed), tokenExpiresAt: exp };
   }
 }
 

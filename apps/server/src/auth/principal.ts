@@ -31,7 +31,3 @@ export function actorName(principal: Principal): string {
 export function isAdmin(principal: Principal): boolean {
   return principal.kind === 'admin-key' || principal.admin;
 }
-
-export function membershipRole(principal: UserPrincipal, orgId: string): OrgRole | null {
-  return principal.memberships.find((m) => m.orgId === orgId)?.role ?? null;
-}

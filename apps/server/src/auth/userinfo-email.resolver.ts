@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { claimedEmail } from './email-claims';
 import type { IssuerDiscovery } from './issuer-discovery';
 
 export interface UserinfoEmailResolverOptions {
@@ -32,20 +33,26 @@ export class UserinfoEmailResolver {
     this.now = options.now ?? Date.now;
   }
 
-  /** The e-mail address of `subject`, or undefined when the provider does not tell. */
+  /**
+   * The e-mail address of `subject`, or undefined when the provider does not tell. Throws, like
+   * the token path (claimedEmail), for an address the provider marks unverified; such an answer
+   * is not remembered.
+   */
   async emailFor(subject: string, accessToken: string): Promise<string | undefined> {
     const cached = this.cache.get(subject);
     if (cached && cached.expiresAt > this.now()) return cached.email;
     this.cache.delete(subject);
 
-    const email = await this.fetchEmail(subject, accessToken);
+    const claims = await this.fetchClaims(subject, accessToken);
+    const email = claims && claimedEmail(claims);
     if (email === undefined) return undefined;
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(subject, { email, expiresAt: this.now() + this.ttlMs });
     return email;
   }
 
-  private async fetchEmail(subject: string, accessToken: string): Promise<string | undefined> {
+  /** The userinfo answer for `subject`; undefined when there is none to use. Never throws. */
+  private async fetchClaims(subject: string, accessToken: string): Promise<Record<string, unknown> | undefined> {
     let endpoint: string | undefined;
     try {
       endpoint = (await this.discovery.metadata()).userinfo_endpoint;
@@ -63,13 +70,14 @@ export class UserinfoEmailResolver {
         this.logger.warn(`userinfo endpoint ${endpoint} answered HTTP ${res.status}`);
         return undefined;
       }
-      const claims = (await res.json()) as { sub?: unknown; email?: unknown };
+      const claims: unknown = await res.json();
+      if (claims === null || typeof claims !== 'object') return undefined;
       // OpenID Connect Core 5.3.2: a userinfo answer for another subject must not be used.
-      if (claims.sub !== subject) {
+      if ((claims as { sub?: unknown }).sub !== subject) {
         this.logger.warn(`userinfo endpoint ${endpoint} answered for a different subject`);
         return undefined;
       }
-      return typeof claims.email === 'string' && claims.email !== '' ? claims.email : undefined;
+      return claims as Record<string, unknown>;
     } catch (error) {
       this.logger.warn(`userinfo endpoint ${endpoint} failed: ${(error as Error).message}`);
       return undefined;

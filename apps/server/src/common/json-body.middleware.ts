@@ -1,30 +1,80 @@
 import { json, NextFunction, Request, Response } from 'express';
 import { DomainError, InvalidInputError, LIMITS } from '@svc/common';
+import { jsonNestsDeeperThan } from './json-depth';
 
 /**
- * JSON body parsing with our own error words. Nest turns body-parser's errors into a
- * BadRequestException carrying the parser's internal message before any filter sees them, so
- * they are mapped to domain errors here, where the cause is still known.
+ * Fixed here rather than left to the parser, whose list follows the Node version (from Node 22.15
+ * it would also take zstd): the same request gets the same answer on every supported Node.
+ */
+const CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'];
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
+
+/** Thrown from the parser's verify hook; carries the answer to give. */
+class BodyRefused extends Error {
+  constructor(readonly answer: DomainError) {
+    super(answer.message);
+  }
+}
+
+/**
+ * JSON bodies, checked at the door: a body only where a route takes one, `application/json` in
+ * UTF-8, a known content-encoding, at most `maxJsonBodyBytes` once decoded and `maxJsonDepth`
+ * levels of nesting. Every refusal is a domain error here, where its cause is known: Nest would
+ * turn the parser's own errors into a 400 with the parser's words, or a 500 for decoding errors.
  */
 export function jsonBodyMiddleware() {
-  const parse = json({ limit: LIMITS.maxJsonBodyBytes, strict: true });
+  const parse = json({ limit: LIMITS.maxJsonBodyBytes, strict: true, verify: checkDecodedBody });
   return (req: Request, res: Response, next: NextFunction): void => {
-    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err)));
+    const refused = carriesBody(req) ? refusal(req) : undefined;
+    if (refused) return next(refused);
+    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req)));
   };
 }
 
-function toDomainError(err: unknown): unknown {
-  switch ((err as { type?: string }).type) {
+/** A declared length of 0 is no body; some clients send it on every request. */
+function carriesBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function refusal(req: Request): DomainError | undefined {
+  if (BODILESS_METHODS.has(req.method)) return new InvalidInputError(`${req.method} requests take no body`);
+  if (!req.is('application/json')) return new InvalidInputError('Request body must be JSON (content-type: application/json)');
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (!CONTENT_ENCODINGS.includes(encoding)) return new InvalidInputError(`Unsupported content-encoding; send ${CONTENT_ENCODINGS.join(', ')}`);
+  return undefined;
+}
+
+/** Runs on the decoded bytes, before JSON.parse, with the charset the parser would decode with. */
+function checkDecodedBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
+  if (charset !== 'utf-8' && charset !== 'utf8') throw new BodyRefused(unsupportedCharset());
+  if (jsonNestsDeeperThan(body, LIMITS.maxJsonDepth)) {
+    throw new BodyRefused(new InvalidInputError(`Request body is nested more than ${LIMITS.maxJsonDepth} levels deep`));
+  }
+}
+
+function unsupportedCharset(): DomainError {
+  return new InvalidInputError('Unsupported charset; send UTF-8 JSON');
+}
+
+function toDomainError(err: unknown, req: Request): unknown {
+  if (err instanceof BodyRefused) return err.answer;
+  const { type, status } = err as { type?: string; status?: number };
+  switch (type) {
     case 'entity.parse.failed':
       return new InvalidInputError('Request body is not valid JSON');
     case 'entity.too.large':
       return new DomainError('PAYLOAD_TOO_LARGE', `Request body is too large (limit ${LIMITS.maxJsonBodyBytes / 1024} KiB)`);
-    case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new InvalidInputError('Unsupported request body encoding; send UTF-8 JSON');
+      return unsupportedCharset();
     case 'request.aborted':
       return new InvalidInputError('Request body was aborted');
-    default:
-      return err;
+    case 'request.size.invalid':
+      return new InvalidInputError('Request body length does not match content-length');
   }
+  // Decompression errors come from zlib without a type; the parser marks them 400.
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    return new InvalidInputError(encoding === 'identity' ? 'Request body could not be read' : `Request body could not be decoded as ${encoding}`);
+  }
+  return err;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables, v } from '@svc/common';
@@ -25,6 +25,24 @@ const DATA = resolve('./data');
 const PORT_BAD = ['abc', '70000', '-1', '65536', '80.5'];
 const INT_BAD = ['0', 'x', '1.5', '-3'];
 const BOOL_GOOD: [string, unknown][] = [['true', true], ['1', true], ['YES', true], ['on', true], ['false', false], ['0', false], ['Off', false]];
+
+/**
+ * Without SERVER_SECRET or SERVER_SECRET_FILE a staging start writes DATA_DIR/server-secret, so
+ * the tests hand one in unless they are about it, and keep such files in a scratch directory.
+ */
+const TEST_SECRET = 'a-server-secret-for-the-config-spec';
+function load(env: Env): ServerConfig {
+  const aboutTheSecret = 'SERVER_SECRET' in env || 'SERVER_SECRET_FILE' in env;
+  return loadServerConfig(aboutTheSecret ? env : { SERVER_SECRET: TEST_SECRET, ...env });
+}
+const SCRATCH = mkdtempSync(join(tmpdir(), 'svc-config-secret-'));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
+const KEPT_DIR = join(SCRATCH, 'kept');
+const SECRET_FILE = join(SCRATCH, 'secret.txt');
+mkdirSync(KEPT_DIR);
+writeFileSync(join(KEPT_DIR, 'server-secret'), 'kept-from-an-earlier-start\n', { mode: 0o600 });
+writeFileSync(SECRET_FILE, '  from-a-file\n');
+const secretOf = (c: ServerConfig) => c.serverSecret.toString('utf8');
 
 const ROWS: Row[] = [
   {
@@ -54,12 +72,15 @@ const ROWS: Row[] = [
   { name: 'LISTEN_HOST', read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1'], ['::1', '::1'], ['localhost', 'localhost']], bad: ['0.0.0.0:8085', 'http://x', '///'] },
   // Staging accepts any admin key; the production rules are tested below.
   { name: 'ADMIN_KEY', read: (c) => c.adminKey, unset: DEFAULT_ADMIN_KEY, good: [['short', 'short']], bad: [] },
+  { name: 'SERVER_SECRET', env: { DATA_DIR: KEPT_DIR }, read: secretOf, unset: 'kept-from-an-earlier-start', good: [['any value in staging', 'any value in staging']], bad: [] },
+  { name: 'SERVER_SECRET_FILE', env: { DATA_DIR: KEPT_DIR }, read: secretOf, unset: 'kept-from-an-earlier-start', good: [[SECRET_FILE, 'from-a-file']], bad: [] },
   {
     name: 'ADMIN_EMAILS',
     read: (c) => c.adminEmails,
     unset: [],
     good: [['a@example.com, B@Example.org', ['a@example.com', 'b@example.org']]],
-    bad: ['not-an-email', 'a@example.com,,b@example.com'],
+    // U+212A KELVIN SIGN lower-cases to an ASCII k: it must be refused, not folded into kate@.
+    bad: ['not-an-email', 'a@example.com,,b@example.com', '\u212Aate@example.com'],
   },
   { name: 'USERS_NEED_APPROVAL', read: (c) => c.usersNeedApproval, unset: false, good: BOOL_GOOD, bad: ['maybe', '2'] },
   {
@@ -85,11 +106,18 @@ const ROWS: Row[] = [
   { name: 'DEV_IDP_PORT', read: (c) => c.devIdentityProvider?.port, unset: 8086, good: [['9000', 9000]], bad: PORT_BAD },
   { name: 'REGISTRATION_RATE_LIMIT', read: (c) => c.registrationRateLimit, unset: 30, good: [['100000', 100000]], bad: [...INT_BAD, '100001'] },
   { name: 'MAX_PENDING_REGISTRATIONS', read: (c) => c.maxPendingPerScope, unset: 100, good: [['5', 5]], bad: INT_BAD },
+  { name: 'MAX_PENDING_REGISTRATIONS_PER_SOURCE', read: (c) => c.maxPendingPerSource, unset: 10, good: [['3', 3]], bad: INT_BAD },
 ];
+
+function secretFile(dir: string, content: string, name = `secret-${Math.random().toString(36).slice(2)}`): string {
+  const file = join(dir, name);
+  writeFileSync(file, content, { mode: 0o600 });
+  return file;
+}
 
 function configError(env: Env): ConfigError {
   try {
-    loadServerConfig(env);
+    load(env);
   } catch (err) {
     if (err instanceof ConfigError) return err;
     throw err;
@@ -104,11 +132,11 @@ describe('loadServerConfig', () => {
 
   describe.each(ROWS)('$name', (row) => {
     it.each([['unset', undefined], ['empty', '']])('%s → default', (_what, raw) => {
-      expect(row.read(loadServerConfig({ ...row.env, [row.name]: raw }))).toEqual(row.unset);
+      expect(row.read(load({ ...row.env, [row.name]: raw }))).toEqual(row.unset);
     });
 
     it.each(row.good)('%j is accepted', (raw, parsed) => {
-      expect(row.read(loadServerConfig({ ...row.env, [row.name]: raw }))).toEqual(parsed);
+      expect(row.read(load({ ...row.env, [row.name]: raw }))).toEqual(parsed);
     });
 
     if (row.bad.length > 0) {
@@ -164,12 +192,13 @@ describe('loadServerConfig', () => {
         OAUTH_ISSUER: 'https://auth.example.com/',
         OAUTH_AUDIENCE: 'https://api.example.com',
         DB_URI: 'mongodb://mongo:27017',
+        SERVER_SECRET: 's'.repeat(32),
       };
     });
     afterAll(() => rmSync(root, { recursive: true, force: true }));
 
     it('accepts a complete production configuration', () => {
-      const config = loadServerConfig(prod);
+      const config = load(prod);
       expect(config).toMatchObject({
         staging: false,
         tls: { certFile: join(certs, 'cert.pem'), keyFile: join(certs, 'key.pem') },
@@ -180,7 +209,7 @@ describe('loadServerConfig', () => {
     });
 
     it('accepts an admin key of exactly 24 characters', () => {
-      expect(loadServerConfig({ ...prod, ADMIN_KEY: 'k'.repeat(24) }).adminKey).toHaveLength(24);
+      expect(load({ ...prod, ADMIN_KEY: 'k'.repeat(24) }).adminKey).toHaveLength(24);
     });
 
     it.each<[string, () => Env, string]>([
@@ -199,23 +228,86 @@ describe('loadServerConfig', () => {
     });
 
     it('lists every refusal at once', () => {
-      expect(configError({ STAGING: '0' }).problems.map((p) => p.split(':')[0])).toEqual([
+      expect(configError({ STAGING: '0', SERVER_SECRET: undefined }).problems.map((p) => p.split(':')[0])).toEqual([
         'ADMIN_KEY',
         'CERTIFICATE_PATH',
         'OAUTH_ISSUER',
         'OAUTH_AUDIENCE',
         'DB_URI',
+        'SERVER_SECRET',
       ]);
     });
 
     it('never repeats secrets in error messages', () => {
-      const secrets = { ADMIN_KEY: 'short-secret', DB_INITDB_ROOT_PASSWORD: 'hunter2-secret' };
+      const secrets = { ADMIN_KEY: 'short-secret', DB_INITDB_ROOT_PASSWORD: 'hunter2-secret', SERVER_SECRET: 'weak-server-secret' };
       const refused = configError({ ...prod, ...secrets, CERTIFICATE_PATH: empty });
       const unparsable = configError({ ...secrets, REST_PORT: 'abc', STAGING: '7' });
-      for (const err of [refused, unparsable]) {
-        expect(err.message).not.toContain('short-secret');
-        expect(err.message).not.toContain('hunter2-secret');
+      writeFileSync(join(root, 'weak-secret'), 'weak-file-secret\n');
+      const fromFile = configError({ ...prod, SERVER_SECRET: undefined, SERVER_SECRET_FILE: join(root, 'weak-secret') });
+      for (const err of [refused, unparsable, fromFile]) {
+        for (const secret of ['short-secret', 'hunter2-secret', 'weak-server-secret', 'weak-file-secret']) expect(err.message).not.toContain(secret);
       }
+    });
+
+    it.each<[string, (dir: string) => Env, RegExp]>([
+      ['no server secret', () => ({ SERVER_SECRET: undefined }), /^SERVER_SECRET: required in production/],
+      ['a server secret of 31 characters', () => ({ SERVER_SECRET: 's'.repeat(31) }), /^SERVER_SECRET: .*at least 32 characters in production/],
+      ['a server secret equal to ADMIN_KEY', () => ({ SERVER_SECRET: 'k'.repeat(32) }), /^SERVER_SECRET: .*must differ from ADMIN_KEY/],
+      ['a secret file of 31 characters', (dir) => ({ SERVER_SECRET: undefined, SERVER_SECRET_FILE: secretFile(dir, 's'.repeat(31)) }), /^SERVER_SECRET_FILE: .*at least 32/],
+      ['a missing secret file', (dir) => ({ SERVER_SECRET: undefined, SERVER_SECRET_FILE: join(dir, 'nope') }), /^SERVER_SECRET_FILE: cannot read .*\(ENOENT\)/],
+      ['an empty secret file', (dir) => ({ SERVER_SECRET: undefined, SERVER_SECRET_FILE: secretFile(dir, ' \n') }), /^SERVER_SECRET_FILE: .* is empty/],
+      ['both SERVER_SECRET and SERVER_SECRET_FILE', (dir) => ({ SERVER_SECRET_FILE: secretFile(dir, 'f'.repeat(32)) }), /^SERVER_SECRET_FILE: set either/],
+    ])('refuses %s and generates nothing', (_what, override, problem) => {
+      const dataDir = mkdtempSync(join(root, 'data-'));
+      const err = configError({ ...prod, DATA_DIR: dataDir, ...override(dataDir) });
+      expect(err.problems).toHaveLength(1);
+      expect(err.problems[0]).toMatch(problem);
+      expect(existsSync(join(dataDir, 'server-secret'))).toBe(false);
+    });
+
+    it('accepts a server secret from SERVER_SECRET or from SERVER_SECRET_FILE, and never generates one', () => {
+      const dataDir = mkdtempSync(join(root, 'data-'));
+      expect(load({ ...prod, DATA_DIR: dataDir }).serverSecret).toEqual(Buffer.from('s'.repeat(32)));
+      const file = secretFile(dataDir, `${'f'.repeat(40)}\n`);
+      expect(load({ ...prod, DATA_DIR: dataDir, SERVER_SECRET: undefined, SERVER_SECRET_FILE: file }).serverSecret).toEqual(Buffer.from('f'.repeat(40)));
+      expect(existsSync(join(dataDir, 'server-secret'))).toBe(false);
+    });
+  });
+
+  describe('the staging server secret', () => {
+    const stagingSecret = (dataDir: string) => loadServerConfig({ DATA_DIR: dataDir }).serverSecret;
+
+    it('is 32 random bytes generated into DATA_DIR/server-secret (mode 0600, nothing else left behind) and reused', () => {
+      const dataDir = join(mkdtempSync(join(SCRATCH, 'staging-')), 'not', 'yet', 'there');
+      const first = stagingSecret(dataDir);
+      const file = join(dataDir, 'server-secret');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dataDir)).toEqual(['server-secret']);
+      expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url')).toHaveLength(32);
+      expect(first).toEqual(Buffer.from(readFileSync(file, 'utf8').trim()));
+      expect(stagingSecret(dataDir)).toEqual(first);
+      expect(stagingSecret(mkdtempSync(join(SCRATCH, 'staging-')))).not.toEqual(first);
+    });
+
+    it('tightens the permissions of an existing file', () => {
+      const dataDir = mkdtempSync(join(SCRATCH, 'staging-'));
+      secretFile(dataDir, 'loosened\n', 'server-secret');
+      chmodSync(join(dataDir, 'server-secret'), 0o644);
+      expect(stagingSecret(dataDir)).toEqual(Buffer.from('loosened'));
+      expect(statSync(join(dataDir, 'server-secret')).mode & 0o777).toBe(0o600);
+    });
+
+    it('refuses an empty file instead of replacing it (keys sealed with the old secret would be lost silently)', () => {
+      const dataDir = mkdtempSync(join(SCRATCH, 'staging-'));
+      secretFile(dataDir, '', 'server-secret');
+      expect(() => stagingSecret(dataDir)).toThrow(/DATA_DIR: .*server-secret is empty; delete it/);
+    });
+
+    it('prefers SERVER_SECRET or SERVER_SECRET_FILE and then writes no file', () => {
+      const dataDir = mkdtempSync(join(SCRATCH, 'staging-'));
+      expect(loadServerConfig({ DATA_DIR: dataDir, SERVER_SECRET: 'configured' }).serverSecret).toEqual(Buffer.from('configured'));
+      expect(loadServerConfig({ DATA_DIR: dataDir, SERVER_SECRET_FILE: SECRET_FILE }).serverSecret).toEqual(Buffer.from('from-a-file'));
+      expect(readdirSync(dataDir)).toEqual([]);
     });
   });
 
@@ -224,24 +316,24 @@ describe('loadServerConfig', () => {
       [{}, 8086],
       [{ DEV_IDP_PORT: '9123' }, 9123],
     ])('without OAUTH_ISSUER, %j starts the development provider', (env, port) => {
-      const config = loadServerConfig(env);
+      const config = load(env);
       expect(config.devIdentityProvider).toEqual({ port, keysFile: join(DATA, 'dev-idp', 'jwks.json') });
       expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}` });
     });
 
     it('with OAUTH_ISSUER, uses it and starts no provider', () => {
-      const config = loadServerConfig({ OAUTH_ISSUER: 'https://auth.example.com/', OAUTH_AUDIENCE: 'svc-api' });
+      const config = load({ OAUTH_ISSUER: 'https://auth.example.com/', OAUTH_AUDIENCE: 'svc-api' });
       expect(config.devIdentityProvider).toBeNull();
       expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api' });
     });
 
     it('DB_URI selects MongoDB with its name and credentials', () => {
       const env = { DB_URI: 'mongodb://mongo:27017', DB_NAME: 'fleet', DB_INITDB_ROOT_USERNAME: 'root', DB_INITDB_ROOT_PASSWORD: 'pw' };
-      expect(loadServerConfig(env).storage).toEqual({ kind: 'mongo', uri: 'mongodb://mongo:27017', dbName: 'fleet', user: 'root', password: 'pw' });
+      expect(load(env).storage).toEqual({ kind: 'mongo', uri: 'mongodb://mongo:27017', dbName: 'fleet', user: 'root', password: 'pw' });
     });
 
     it('without DB_URI, uses the embedded file under DATA_DIR', () => {
-      expect(loadServerConfig({ DATA_DIR: '/srv/svc' }).storage).toEqual({ kind: 'embedded', file: '/srv/svc/svc.sqlite' });
+      expect(load({ DATA_DIR: '/srv/svc' }).storage).toEqual({ kind: 'embedded', file: '/srv/svc/svc.sqlite' });
     });
   });
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables } from '@svc/common';
 import { DEFAULT_ADMIN_KEY, LogLevel, SERVER_VARIABLES } from './server-variables';
+import { configuredServerSecret, loadOrCreateServerSecret, SERVER_SECRET_FILE_NAME } from './server-secret';
 
 export type StorageConfig =
   | { kind: 'embedded'; file: string }
@@ -20,6 +21,11 @@ export interface ServerConfig {
   listenHost: string;
   tls: { certFile: string; keyFile: string } | null;
   adminKey: string;
+  /**
+   * Key material for what the server seals at rest (see server-secret.ts): SERVER_SECRET,
+   * SERVER_SECRET_FILE or, in staging, DATA_DIR/server-secret. Never log it.
+   */
+  serverSecret: Buffer;
   adminEmails: string[];
   usersNeedApproval: boolean;
   userAutoAcceptDomains: string[];
@@ -29,6 +35,7 @@ export interface ServerConfig {
   dataDir: string;
   registrationRateLimit: number;
   maxPendingPerScope: number;
+  maxPendingPerSource: number;
 }
 
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
@@ -52,7 +59,9 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     if (!raw.oauthAudience) problems.push('OAUTH_AUDIENCE: required in production (STAGING=0)');
     if (!raw.dbUri) problems.push('DB_URI: required in production (STAGING=0); the embedded store is for staging only');
   }
+  const configuredSecret = configuredServerSecret({ value: raw.serverSecret, file: raw.serverSecretFile }, !staging, raw.adminKey!, problems);
   if (problems.length > 0) throw new ConfigError(problems);
+  const serverSecret = configuredSecret ?? loadOrCreateServerSecret(join(dataDir, SERVER_SECRET_FILE_NAME));
 
   const devIdentityProvider = raw.oauthIssuer ? null : { port: raw.devIdpPort, keysFile: join(dataDir, 'dev-idp', 'jwks.json') };
   const issuer = raw.oauthIssuer ?? `http://localhost:${raw.devIdpPort}/`;
@@ -72,6 +81,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     listenHost: raw.listenHost!,
     tls,
     adminKey: raw.adminKey!,
+    serverSecret: Buffer.from(serverSecret, 'utf8'),
     adminEmails: raw.adminEmails,
     usersNeedApproval: raw.usersNeedApproval,
     userAutoAcceptDomains: raw.userAutoAcceptDomains,
@@ -81,5 +91,6 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     dataDir,
     registrationRateLimit: raw.registrationRateLimit,
     maxPendingPerScope: raw.maxPendingPerScope,
+    maxPendingPerSource: raw.maxPendingPerSource,
   };
 }

@@ -5,7 +5,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
 
-const DOMAIN = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+const DOMAIN = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 
 /** Every variable the server reads. Nothing else in the server touches process.env. */
 export const SERVER_VARIABLES = {
@@ -34,6 +34,17 @@ export const SERVER_VARIABLES = {
   restPort: v.port('REST_PORT', 'Port for the REST API; typically mapped to 8080.', 8085),
   listenHost: v.host('LISTEN_HOST', 'Address the server binds to.', '0.0.0.0'),
   adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
+  serverSecret: {
+    ...v.string(
+      'SERVER_SECRET',
+      'Secret from which the server derives the keys that seal approved API keys until their runtime collects them. Never logged. Required when `STAGING=0` (or `SERVER_SECRET_FILE`): at least 32 characters, different from `ADMIN_KEY`. Changing it voids approved keys not yet collected.',
+    ),
+    defaultText: 'staging: generated into `DATA_DIR/server-secret`',
+  },
+  serverSecretFile: v.string(
+    'SERVER_SECRET_FILE',
+    'File holding the server secret (e.g. a Docker or Kubernetes secret), instead of `SERVER_SECRET`; surrounding whitespace is ignored.',
+  ),
   adminEmails: v.list('ADMIN_EMAILS', 'E-mail addresses that receive admin privileges.', isEmail, 'an e-mail address'),
   usersNeedApproval: v.boolean('USERS_NEED_APPROVAL', 'true: new accounts start inactive until an admin approves them.', false),
   userAutoAcceptDomains: v.list('USER_AUTO_ACCEPT_DOMAINS', 'E-mail domains whose users skip approval (no spaces).', (d) => DOMAIN.test(d), 'a domain name'),
@@ -50,4 +61,5 @@ export const SERVER_VARIABLES = {
   devIdpPort: v.port('DEV_IDP_PORT', 'Port of the development identity provider (staging only, when OAUTH_ISSUER is unset).', 8086),
   registrationRateLimit: v.integer('REGISTRATION_RATE_LIMIT', 'Device registration requests accepted per source address per minute.', 30, 1, 100000),
   maxPendingPerScope: v.integer('MAX_PENDING_REGISTRATIONS', 'Pending registration requests kept per requested owner scope.', 100, 1, 100000),
+  maxPendingPerSource: v.integer('MAX_PENDING_REGISTRATIONS_PER_SOURCE', 'Pending registration requests kept per requested owner scope from one source address, so one address cannot use up an owner\'s MAX_PENDING_REGISTRATIONS.', 10, 1, 100000),
 };

@@ -1,6 +1,7 @@
 /**
- * Live connection facts about devices. Until the tunnel relay exists every device is offline;
- * the relay will provide its own implementation of this port (tunnel registry lookups).
+ * Live connection facts about devices. The relay answers them from its tunnel directory, possibly
+ * about tunnels held by another replica, so the port is asynchronous and takes a batch: a listing
+ * asks once for all its devices instead of once per device.
  */
 export interface PresenceInfo {
   online: boolean;
@@ -8,28 +9,14 @@ export interface PresenceInfo {
   uptimeSeconds: number | null;
 }
 
+export const OFFLINE: PresenceInfo = Object.freeze({ online: false, health: 'unknown', uptimeSeconds: null });
+
 export abstract class DevicePresence {
-  abstract presenceOf(deviceId: string): PresenceInfo;
+  /** Presence of each device asked; a device without an entry is offline, health unknown (see `presenceIn`). */
+  abstract presenceOf(deviceIds: readonly string[]): Promise<Map<string, PresenceInfo>>;
 }
 
-export class NoTunnelsPresence extends DevicePresence {
-  presenceOf(): PresenceInfo {
-    return { online: false, health: 'unknown', uptimeSeconds: null };
-  }
-}
-
-/**
- * Listeners run after a device is removed or re-keyed (its API key revoked). The relay registers
- * one that closes the device's live tunnel.
- */
-export class DeviceRevocations {
-  private readonly listeners: ((deviceId: string) => void | Promise<void>)[] = [];
-
-  onRevoked(listener: (deviceId: string) => void | Promise<void>): void {
-    this.listeners.push(listener);
-  }
-
-  async revoked(deviceId: string): Promise<void> {
-    for (const listener of this.listeners) await listener(deviceId);
-  }
+/** Reads one device from a `presenceOf` answer, treating a missing entry as offline. */
+export function presenceIn(answer: ReadonlyMap<string, PresenceInfo>, deviceId: string): PresenceInfo {
+  return answer.get(deviceId) ?? OFFLINE;
 }

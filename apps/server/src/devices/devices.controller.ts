@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { OperationResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { InvalidInputError } from '@svc/common';
+import { InvalidInputError, OperationResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
-import { ApproveRegistrationInput, RejectInput } from '../registrations/dto';
+import { ApproveRegistrationInput, RejectInput, RejectRegistrationsInput } from '../registrations/dto';
 import { DevicesService } from './devices.service';
-import { AuditLogsInput, AuditLogsQuery, BatchTargetInput } from './dto';
+import { AuditLogsInput, AuditLogsQuery, BatchTargetInput, ListDevicesQuery } from './dto';
 
 /** devices_list, devices_approve, devices_reject, device_status, device_audit_logs. */
 @ApiTags('devices')
@@ -20,26 +21,37 @@ export class DevicesController {
   ) {}
 
   @Get()
-  list(@CurrentPrincipal() principal: UserPrincipal) {
-    return this.devices.list(principal);
+  @OperationResponse('devices_list')
+  list(@CurrentPrincipal() principal: UserPrincipal, @Query() query: ListDevicesQuery) {
+    return this.devices.list(principal, query);
   }
 
   @Post('approve')
   @HttpCode(200)
-  approve(@CurrentPrincipal() principal: UserPrincipal, @Body() body: ApproveRegistrationInput) {
+  @OperationResponse('devices_approve')
+  approve(@CurrentPrincipal() principal: UserPrincipal, @Body() body: ApproveRegistrationInput): Promise<OperationResult<'devices_approve'>> {
     if ((body.request_id === undefined) === (body.device === undefined)) throw new InvalidInputError('Give exactly one of request_id or device');
     return this.registrations.approve(principal, (body.request_id ?? body.device)!);
   }
 
   @Post('reject')
   @HttpCode(200)
-  reject(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectInput) {
+  @OperationResponse('devices_reject')
+  reject(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectInput): Promise<OperationResult<'devices_reject'>> {
     return this.devices.reject(principal, body.device);
+  }
+
+  /** Rejects every pending registration request the caller may decide that matches the filters (a flood). */
+  @Post('registrations/reject')
+  @HttpCode(200)
+  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectRegistrationsInput) {
+    return this.registrations.rejectMatching(principal, body);
   }
 
   @Post('status')
   @HttpCode(200)
-  statusBatch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: BatchTargetInput) {
+  @OperationResponse('device_status')
+  statusBatch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: BatchTargetInput): Promise<OperationResult<'device_status'>> {
     return this.devices.statusOf(principal, body);
   }
 
@@ -50,7 +62,8 @@ export class DevicesController {
 
   @Post('audit-logs')
   @HttpCode(200)
-  auditLogsBatch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: AuditLogsInput) {
+  @OperationResponse('device_audit_logs')
+  auditLogsBatch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: AuditLogsInput): Promise<OperationResult<'device_audit_logs'>> {
     return this.devices.auditLogs(principal, body);
   }
 

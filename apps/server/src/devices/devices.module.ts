@@ -3,13 +3,14 @@ import { RegistrationsService } from '../registrations/registrations.service';
 import { RegistrationsController } from '../registrations/registrations.controller';
 import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
-import { DeviceResolver } from './device-resolver.service';
-import { DevicePresence, DeviceRevocations, NoTunnelsPresence } from './device-presence';
+import { DevicePresence } from './device-presence';
+import { DeviceRevocations } from './device-revocations';
+import { TunnelPresence } from '../relay/tunnel-presence';
 
 /** Device lifecycle: registration requests, approval, listing, status, removal. */
 @Module({
-  providers: [DeviceResolver, DevicesService, RegistrationsService, DeviceRevocations, { provide: DevicePresence, useClass: NoTunnelsPresence }],
+  providers: [DevicesService, RegistrationsService, DeviceRevocations, { provide: DevicePresence, useExisting: TunnelPresence }],
   controllers: [RegistrationsController, DevicesController],
-  exports: [DeviceResolver, DevicesService, DeviceRevocations, DevicePresence],
+  exports: [DevicesService, DeviceRevocations, DevicePresence],
 })
 export class DevicesModule {}

@@ -1,111 +1,176 @@
 import { Injectable } from '@nestjs/common';
-import { AuditEntry, DeviceListItem, DeviceNotFoundError, DeviceStatusResult, InvalidInputError, LIMITS } from '@svc/common';
+import { AuditLogsResult, DeviceListItem, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { callerAccess } from '../storage/repositories/device-access-scope';
-import { DeviceRecord } from '../storage/records';
+import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
 import { AuditService } from '../audit/audit.service';
-import { RegistrationsService } from '../registrations/registrations.service';
+import { PendingReview, RegistrationsService } from '../registrations/registrations.service';
 import type { UserPrincipal } from '../auth/principal';
-import { DeviceResolver } from './device-resolver.service';
-import { DevicePresence, DeviceRevocations } from './device-presence';
+import { AccessPolicy } from '../authorization/access-policy.service';
+import { DevicePresence, presenceIn } from './device-presence';
+import { DeviceRevocations } from './device-revocations';
+import { DeviceListInput, DeviceListQuery, encodeCursor, ListCursor, parseListQuery } from './device-list-query';
 import { BatchTarget, runBatch } from './batch';
+import { AuditLogQuery, parseAuditRange } from './audit-range';
 
-export interface AuditLogQuery {
-  since?: string;
-  until?: string;
-  max?: number;
+/** With a status filter, devices are read in chunks of at least this many until a page fills. */
+const STATUS_FILTER_CHUNK = 500;
+
+/** A page of devices_list: `next_cursor` is null on the last page. */
+export interface DeviceListPage {
+  items: DeviceListItem[];
+  next_cursor: string | null;
+}
+
+function listPage(items: DeviceListItem[], next: ListCursor | null): DeviceListPage {
+  return { items, next_cursor: next ? encodeCursor(next) : null };
 }
 
 @Injectable()
 export class DevicesService {
   constructor(
     private readonly devices: DevicesRepository,
-    private readonly resolver: DeviceResolver,
+    private readonly policy: AccessPolicy,
     private readonly registrations: RegistrationsService,
     private readonly presence: DevicePresence,
     private readonly revocations: DeviceRevocations,
     private readonly audit: AuditService,
   ) {}
 
-  /** Devices the caller can reach, then the pending requests the caller may decide. */
-  async list(principal: UserPrincipal): Promise<DeviceListItem[]> {
-    const devices = await this.devices.list(callerAccess(principal.scopes));
-    const pending = await this.registrations.pendingFor(principal);
-    return [
-      ...devices.map((d) => this.listItem(d)),
-      ...pending.map((r) => ({
-        id: r.id,
-        name: r.info.hostname,
-        status: 'pending' as const,
-        owner: r.ownerScope,
-        request_id: r.id,
-        device_id: r.deviceId,
-        hostname: r.info.hostname,
-        platform: r.info.platform,
-        requester: `${r.deviceId} (${r.sourceAddress})`,
-      })),
-    ];
+  /**
+   * devices_list. Without `limit`/`cursor`: the devices the caller reaches, then the pending
+   * requests it may decide, as one array (the specification's shape). With either: one page,
+   * `{items, next_cursor}`, devices by id and then pending requests. Filters apply to both forms.
+   */
+  async list(principal: UserPrincipal, input: DeviceListInput = {}): Promise<DeviceListItem[] | DeviceListPage> {
+    const query = parseListQuery(input);
+    const access = callerAccess(principal.scopes);
+    const [withDevices, withPending] = [query.status !== 'pending', query.status === undefined || query.status === 'pending'];
+    if (!query.page) {
+      return [...(withDevices ? await this.deviceItems(access, query, undefined, Infinity) : []), ...(withPending ? await this.pendingItems(principal, query) : [])];
+    }
+    const { limit, cursor } = query.page;
+    const items: DeviceListItem[] = [];
+    if (withDevices && cursor?.phase !== 'pending') {
+      const devices = await this.deviceItems(access, query, cursor?.after, limit + 1);
+      if (devices.length > limit) return listPage(devices.slice(0, limit), { phase: 'devices', after: devices[limit - 1].id });
+      items.push(...devices);
+    }
+    if (withPending) {
+      const start = cursor?.phase === 'pending' ? cursor.after : '';
+      const pending = (await this.pendingItems(principal, query)).filter((item) => item.id > start);
+      const room = limit - items.length;
+      items.push(...pending.slice(0, room));
+      if (pending.length > room) return listPage(items, { phase: 'pending', after: room > 0 ? items[items.length - 1].id : start });
+    }
+    return listPage(items, null);
   }
 
-  listItem(device: DeviceRecord): DeviceListItem {
-    return { id: device.id, name: device.name, status: this.presence.presenceOf(device.id).online ? 'online' : 'offline', owner: device.ownerScope };
+  /** org_devices_list: every device the access scope reaches, as list items. */
+  listItems(access: DeviceAccessScope): Promise<DeviceListItem[]> {
+    return this.deviceItems(access, {}, undefined, Infinity);
   }
 
-  async status(principal: UserPrincipal, ref: string): Promise<DeviceStatusResult> {
-    const { device } = await this.resolver.resolve(principal, ref, 'device:view');
-    const presence = this.presence.presenceOf(device.id);
+  /**
+   * Devices as list items, by id, at most `want`: per chunk one storage query reading only the
+   * listed fields and one presence batch. A status filter reads further chunks until enough match.
+   */
+  private async deviceItems(access: DeviceAccessScope, query: DeviceListQuery, after: string | undefined, want: number): Promise<DeviceListItem[]> {
+    const chunk = query.status ? Math.max(want, STATUS_FILTER_CHUNK) : want;
+    const items: DeviceListItem[] = [];
+    for (;;) {
+      const rows = await this.devices.listRows(access, { ownerScope: query.ownerScope, namePrefix: query.namePrefix, after, limit: chunk === Infinity ? undefined : chunk });
+      const presence = rows.length > 0 ? await this.presence.presenceOf(rows.map((row) => row.id)) : new Map();
+      for (const row of rows) {
+        const status = presenceIn(presence, row.id).online ? 'online' : 'offline';
+        if (query.status === undefined || query.status === status) items.push({ id: row.id, name: row.name, status, owner: row.ownerScope });
+      }
+      if (items.length >= want || rows.length < chunk) return items.slice(0, want);
+      after = rows[rows.length - 1].id;
+    }
+  }
+
+  /** Pending requests the caller may decide, by request id, filtered like devices (the name is the hostname). */
+  private async pendingItems(principal: UserPrincipal, query: DeviceListQuery): Promise<DeviceListItem[]> {
+    const pending = (await this.registrations.reviewPending(principal)).map((review) => this.pendingItem(review));
+    return pending
+      .filter((item) => (query.ownerScope === undefined || item.owner === query.ownerScope) && (query.namePrefix === undefined || item.name.startsWith(query.namePrefix)))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** What an approver needs to decide: the key fingerprint to compare, where it came from, and whether it replaces a registered key. */
+  private pendingItem({ request: r, keyMismatch, registeredFingerprint }: PendingReview): DeviceListItem {
     return {
-      status: presence.online ? 'online' : 'offline',
-      health: presence.health,
-      uptime: presence.uptimeSeconds,
-      last_seen: device.lastSeen ? device.lastSeen.toISOString() : null,
+      id: r.id,
+      name: r.info.hostname,
+      status: 'pending' as const,
+      owner: r.ownerScope,
+      request_id: r.id,
+      device_id: r.deviceId,
+      hostname: r.info.hostname,
+      platform: r.info.platform,
+      requester: `${r.deviceId} (${r.sourceAddress})`,
+      fingerprint: r.fingerprint,
+      source_address: r.sourceAddress,
+      ...(keyMismatch ? { key_mismatch: true, registered_fingerprint: registeredFingerprint } : {}),
     };
+  }
+
+  status(principal: UserPrincipal, ref: string): Promise<DeviceStatusResult> {
+    return this.statusOf(principal, { device: ref }) as Promise<DeviceStatusResult>;
   }
 
   /** device_status for `device` or `devices`. */
   statusOf(principal: UserPrincipal, target: BatchTarget) {
-    return runBatch(target, (device) => this.status(principal, device));
+    return runBatch(target, {
+      resolve: this.viewable(principal),
+      run: async (device): Promise<DeviceStatusResult> => {
+        const presence = presenceIn(await this.presence.presenceOf([device.id]), device.id);
+        return {
+          status: presence.online ? 'online' : 'offline',
+          health: presence.health,
+          uptime: presence.uptimeSeconds,
+          last_seen: device.lastSeen ? device.lastSeen.toISOString() : null,
+        };
+      },
+    });
   }
 
   /**
    * device_audit_logs for `device` or `devices`. The range is checked once, before any device:
    * a malformed range is a 400 for the whole request, not an error per item. Entries older than
-   * the device's registration (an earlier device with the same id) are never shown.
+   * the device's registration (an earlier device with the same id) are never shown. A batch answer
+   * holds at most LIMITS.auditLogsBatchMaxEntries entries: when `max` × devices would exceed it,
+   * each device gets an equal share, and a device with more entries than its share says `truncated`.
    */
   auditLogs(principal: UserPrincipal, target: BatchTarget & AuditLogQuery) {
-    const range = parseRange(target);
-    return runBatch(target, async (ref): Promise<{ logs: AuditEntry[] }> => {
-      const { device } = await this.resolver.resolve(principal, ref, 'device:view');
-      const since = range.since && range.since > device.historySince ? range.since : device.historySince;
-      return { logs: await this.audit.forDevice(device.id, { ...range, since }) };
+    const range = parseAuditRange(target);
+    return runBatch(target, {
+      resolve: this.viewable(principal),
+      run: async (device, { count }): Promise<AuditLogsResult> => {
+        const since = range.since && range.since > device.historySince ? range.since : device.historySince;
+        const max = Math.min(range.max, Math.floor(LIMITS.auditLogsBatchMaxEntries / count));
+        if (max === range.max) return { logs: await this.audit.forDevice(device.id, { ...range, since }) };
+        const logs = await this.audit.forDevice(device.id, { ...range, since, max: max + 1 });
+        return logs.length > max ? { logs: logs.slice(0, max), truncated: true } : { logs };
+      },
     });
+  }
+
+  /** A batch's resolve step: the device a reference names, keyed by id, if the caller may view it. */
+  private viewable(principal: UserPrincipal) {
+    return async (ref: string) => {
+      const { device } = await this.policy.requireDevice(principal, ref, 'device:view');
+      return { key: device.id, target: device };
+    };
   }
 
   /** A pending request becomes rejected; an approved device is removed and its key revoked. */
   async reject(principal: UserPrincipal, ref: string): Promise<{ status: 'rejected' }> {
     if (await this.registrations.rejectPending(principal, ref)) return { status: 'rejected' };
-    const { device } = await this.resolver.resolve(principal, ref, 'device:manage');
+    const { device } = await this.policy.requireDevice(principal, ref, 'device:own');
     if (!(await this.devices.delete(callerAccess(principal.scopes), device.id))) throw new DeviceNotFoundError();
     await this.audit.record(principal, 'device.removed', { deviceId: device.id, details: `removed device ${device.id} (${device.name}); API key revoked` });
-    await this.revocations.revoked(device.id);
+    await this.revocations.revoked(device, 'removed');
     return { status: 'rejected' };
   }
-}
-
-function parseRange(query: AuditLogQuery): { since?: Date; until?: Date; max: number } {
-  const since = parseInstant('since', query.since);
-  const until = parseInstant('until', query.until);
-  if (since && until && since >= until) throw new InvalidInputError('since must be before until');
-  const max = query.max ?? LIMITS.auditLogsDefaultMax;
-  if (!Number.isInteger(max) || max < 1 || max > LIMITS.auditLogsMaxMax) throw new InvalidInputError(`max must be a whole number between 1 and ${LIMITS.auditLogsMaxMax}`);
-  return { since, until, max };
-}
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-function parseInstant(name: string, value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (!ISO_8601.test(value) || Number.isNaN(date.getTime())) throw new InvalidInputError(`${name} must be an ISO 8601 timestamp`);
-  return date;
 }

@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import type { OperationResult } from '@svc/common';
+import { OperationResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { Principal, UserPrincipal } from '../auth/principal';
@@ -18,44 +20,52 @@ export class OrgsController {
   ) {}
 
   @Get()
+  @OperationResponse('org_list')
   list(@CurrentPrincipal() principal: Principal) {
     return this.orgs.list(principal);
   }
 
   @Post()
   @AdminOnly()
+  @OperationResponse('org_create', 201)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOrgInput) {
     return this.orgs.create(principal, body.id, body.email);
   }
 
   @Delete(':id')
+  @OperationResponse('org_delete')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.orgs.delete(principal, id);
   }
 
   @Patch(':id')
+  @OperationResponse('org_update')
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateOrgInput) {
     return this.orgs.rename(principal, id, body.new_id);
   }
 
   @Get(':id/members')
+  @OperationResponse('org_members_list')
   members(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.orgs.members(principal, id);
   }
 
   @Post(':id/members')
   @HttpCode(200)
+  @OperationResponse('org_members_add')
   addMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: AddMemberInput) {
     return this.orgs.addMember(principal, id, body.email, body.role);
   }
 
   @Delete(':id/members/:email')
+  @OperationResponse('org_members_remove')
   removeMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Param('email') email: string) {
     return this.orgs.removeMember(principal, id, email);
   }
 
   @Get(':id/devices')
   @UsersOnly()
+  @OperationResponse('org_devices_list')
   devices(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string) {
     return this.orgDevices.list(principal, id);
   }
@@ -63,12 +73,14 @@ export class OrgsController {
   @Post(':id/devices')
   @UsersOnly()
   @HttpCode(200)
+  @OperationResponse('org_devices_add')
   addDevice(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string, @Body() body: OrgDeviceInput) {
     return this.orgDevices.add(principal, id, body.device);
   }
 
   @Delete(':id/devices/:device')
   @UsersOnly()
+  @OperationResponse('org_devices_remove')
   removeDevice(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string, @Param('device') device: string) {
     return this.orgDevices.remove(principal, id, device);
   }

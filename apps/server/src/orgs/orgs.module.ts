@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DevicesModule } from '../devices/devices.module';
-import { AccessModule } from '../access/access.module';
 import { OrgsService } from './orgs.service';
 import { OrgDevicesService } from './org-devices.service';
 import { OrgsController } from './orgs.controller';
 
-@Module({ imports: [DevicesModule, AccessModule], providers: [OrgsService, OrgDevicesService], controllers: [OrgsController] })
+@Module({ imports: [DevicesModule], providers: [OrgsService, OrgDevicesService], controllers: [OrgsController] })
 export class OrgsModule {}

@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  canonicalEmail,
   ConflictError,
-  ForbiddenError,
   InvalidInputError,
-  isEmail,
   isOrgId,
-  normalizeEmail,
   NotFoundError,
   OrganizationResult,
   OrgMemberResult,
@@ -21,13 +19,11 @@ import { RegistrationsRepository } from '../storage/repositories/registrations.r
 import { Storage } from '../storage/storage.port';
 import { OrgsRepository } from '../storage/repositories/orgs.repository';
 import { MembershipsRepository } from '../storage/repositories/memberships.repository';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { DevicesRepository, shareFields } from '../storage/repositories/devices.repository';
 import { callerAccess, SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
-import { OrgRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
-import { actorName, isAdmin, membershipRole, Principal } from '../auth/principal';
-
-type Need = 'member' | 'admin';
+import { AccessPolicy, ownerChangeFields } from '../authorization/access-policy.service';
+import { actorName, Principal } from '../auth/principal';
 
 /** Organizations and their members. Device moves in and out live in OrgDevicesService. */
 @Injectable()
@@ -40,11 +36,13 @@ export class OrgsService {
     private readonly memberships: MembershipsRepository,
     private readonly devices: DevicesRepository,
     private readonly audit: AuditService,
+    private readonly policy: AccessPolicy,
     private readonly clock: Clock,
   ) {}
 
   async list(principal: Principal): Promise<OrganizationResult[]> {
-    const orgs = isAdmin(principal) ? await this.orgs.list() : await this.orgs.list(principal.kind === 'user' ? principal.memberships.map((m) => m.orgId) : []);
+    const visible = this.policy.visibleOrgIds(principal);
+    const orgs = await this.orgs.list(visible === 'all' ? undefined : visible);
     return Promise.all(orgs.map(async (o) => ({ id: o.id, owner: o.owner, members: await this.memberships.countForOrg(o.id) })));
   }
 
@@ -60,20 +58,23 @@ export class OrgsService {
     return { status: 'created' };
   }
 
-  /** Deleting hands the organization's devices to its owner personally and drops its shares. */
+  /**
+   * Deleting hands the organization's devices to its owner personally, as an owner change (their
+   * shares are reset), and drops the organization's shares on other devices.
+   */
   async delete(principal: Principal, id: string): Promise<{ status: 'deleted' }> {
-    const org = await this.authorize(principal, id, 'admin');
-    if (!isAdmin(principal) && principal.kind === 'user' && principal.email !== org.owner) {
-      throw new ForbiddenError('Access denied: only the owner or a server administrator may delete an organization');
-    }
+    const org = await this.policy.requireOrg(principal, id, 'org:delete');
     const scope = orgScope(id);
     let moved = 0;
     await this.storage.transaction(async () => {
       for (const device of await this.devices.list(callerAccess([scope]))) {
+        if (device.ownerScope === scope) {
+          moved += 1;
+          await this.devices.update(SYSTEM_ACCESS, device.id, ownerChangeFields(userScope(org.owner)));
+          continue;
+        }
         const shares = device.shares.filter((s) => s.scope !== scope);
-        const ownerScope = device.ownerScope === scope ? userScope(org.owner) : device.ownerScope;
-        if (ownerScope !== device.ownerScope) moved += 1;
-        await this.devices.update(SYSTEM_ACCESS, device.id, { ownerScope, shares, allowedScopes: shares.map((s) => s.scope) });
+        await this.devices.updateOrConflict(SYSTEM_ACCESS, device, shareFields(shares));
       }
       await this.registrations.rejectPendingForOwnerScope(scope, actorName(principal));
       await this.memberships.removeOrg(id);
@@ -86,7 +87,7 @@ export class OrgsService {
   /** Renames the id everywhere it appears: memberships, device owners and device shares. */
   async rename(principal: Principal, id: string, newId: string): Promise<{ status: 'updated' }> {
     checkOrgId(newId, 'new_id');
-    const org = await this.authorize(principal, id, 'admin');
+    const org = await this.policy.requireOrg(principal, id, 'org:manage');
     if (newId === id) return { status: 'updated' };
     const [from, to] = [orgScope(id), orgScope(newId)];
     await this.storage.transaction(async () => {
@@ -96,7 +97,7 @@ export class OrgsService {
       await this.registrations.renameOwnerScope(from, to);
       for (const device of await this.devices.list(callerAccess([from]))) {
         const shares = device.shares.map((s) => (s.scope === from ? { ...s, scope: to } : s));
-        await this.devices.update(SYSTEM_ACCESS, device.id, { ownerScope: device.ownerScope === from ? to : device.ownerScope, shares, allowedScopes: shares.map((s) => s.scope) });
+        await this.devices.updateOrConflict(SYSTEM_ACCESS, device, { ownerScope: device.ownerScope === from ? to : device.ownerScope, ...shareFields(shares) });
       }
     });
     await this.audit.record(principal, 'org.renamed', { orgId: newId, details: `renamed organization ${id} to ${newId}` });
@@ -104,12 +105,12 @@ export class OrgsService {
   }
 
   async members(principal: Principal, orgId: string): Promise<OrgMemberResult[]> {
-    await this.authorize(principal, orgId, 'member');
+    await this.policy.requireOrg(principal, orgId, 'org:view');
     return (await this.memberships.forOrg(orgId)).map((m) => ({ email: m.email, role: toToolRole(m.role) }));
   }
 
   async addMember(principal: Principal, orgId: string, rawEmail: string, role: ToolRole): Promise<{ status: 'added' }> {
-    const org = await this.authorize(principal, orgId, 'admin');
+    const org = await this.policy.requireOrg(principal, orgId, 'org:manage');
     const email = checkEmail(rawEmail);
     if (email === org.owner && role !== 'admin') throw new ConflictError('The organization owner is always an admin');
     const existing = await this.memberships.find(orgId, email);
@@ -123,7 +124,7 @@ export class OrgsService {
   async removeMember(principal: Principal, orgId: string, rawEmail: string): Promise<{ status: 'removed' }> {
     const email = checkEmail(rawEmail);
     const leaving = principal.kind === 'user' && principal.email === email;
-    const org = await this.authorize(principal, orgId, leaving ? 'member' : 'admin');
+    const org = await this.policy.requireOrg(principal, orgId, leaving ? 'org:view' : 'org:manage');
     if (email === org.owner) throw new ConflictError('The organization owner cannot be removed');
     await this.storage.transaction(async () => {
       if (!(await this.memberships.remove(orgId, email))) throw new NotFoundError(`${email} is not a member of ${orgId}`);
@@ -141,20 +142,8 @@ export class OrgsService {
     for (const device of await this.devices.list(callerAccess([orgScope(orgId)]))) {
       if (device.ownerScope !== orgScope(orgId) || !device.allowedScopes.includes(scope)) continue;
       const shares = device.shares.filter((s) => s.scope !== scope);
-      await this.devices.update(SYSTEM_ACCESS, device.id, { shares, allowedScopes: shares.map((s) => s.scope) });
+      await this.devices.updateOrConflict(SYSTEM_ACCESS, device, shareFields(shares));
     }
-  }
-
-  /**
-   * An organization is invisible (not found) to users outside it; members lacking the role
-   * are refused. Server administrators (admin key, admin users) manage every organization.
-   */
-  async authorize(principal: Principal, orgId: string, need: Need): Promise<OrgRecord> {
-    const org = isOrgId(orgId ?? '') ? await this.orgs.findById(orgId) : null;
-    const role = principal.kind === 'user' ? membershipRole(principal, orgId) : null;
-    if (!org || (role === null && !isAdmin(principal))) throw new NotFoundError('Organization not found');
-    if (need === 'admin' && role !== 'admin' && !isAdmin(principal)) throw new ForbiddenError('Access denied: organization admin role required');
-    return org;
   }
 }
 
@@ -165,7 +154,7 @@ function checkOrgId(id: string, field: string): void {
 }
 
 function checkEmail(raw: string): string {
-  const email = normalizeEmail(typeof raw === 'string' ? raw : '');
-  if (!isEmail(email)) throw new InvalidInputError('email must be a valid e-mail address');
+  const email = canonicalEmail(typeof raw === 'string' ? raw : '');
+  if (email === null) throw new InvalidInputError('email must be a valid e-mail address');
   return email;
 }

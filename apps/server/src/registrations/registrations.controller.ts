@@ -1,6 +1,7 @@
-import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, Post, Query, Req } from '@nestjs/common';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, RegistrationStatusResult } from '@svc/common';
 import { Public } from '../auth/decorators';
 import { RegistrationsService } from './registrations.service';
 import { RegistrationStatusQuery, RequestRegistrationInput } from './dto';
@@ -13,13 +14,22 @@ export class RegistrationsController {
   constructor(private readonly registrations: RegistrationsService) {}
 
   @Post()
-  request(@Body() body: RequestRegistrationInput, @Req() req: Request) {
+  request(@Body() body: RequestRegistrationInput, @Req() req: Request): Promise<RegistrationRequestResult> {
     return this.registrations.request(body, req.ip ?? 'unknown');
   }
 
-  /** `?request_id=…`: pending → {status}; approved → {status, api_key, device_id} once, then 410. */
+  /**
+   * `?request_id=…`, signed by the requesting key (docs/protocol.md): pending → {status};
+   * approved → {status, api_key, device_id} once, then 410. No valid proof → 401.
+   */
   @Get('status')
-  status(@Query() query: RegistrationStatusQuery) {
-    return this.registrations.status(query.request_id);
+  @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.timestamp, description: 'Unix time in seconds, within 300 s of the server clock' })
+  @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.signature, description: 'base64url Ed25519 signature of "svc-registration-status\\n<request_id>\\n<timestamp>"' })
+  status(
+    @Query() query: RegistrationStatusQuery,
+    @Headers(REGISTRATION_PROOF_HEADERS.timestamp) timestamp: string | undefined,
+    @Headers(REGISTRATION_PROOF_HEADERS.signature) signature: string | undefined,
+  ): Promise<RegistrationStatusResult> {
+    return this.registrations.status(query.request_id, { timestamp, signature });
   }
 }

@@ -3,17 +3,22 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   canApproveFor,
   ConflictError,
+  deviceGrant,
   DeviceNotFoundError,
   ForbiddenError,
   GoneError,
+  grantAllows,
   InvalidInputError,
+  keyFingerprint,
   LIMITS,
   NotFoundError,
   parseScope,
   RateLimitedError,
+  RegistrationApprovalResult,
+  RegistrationBulkRejectResult,
+  RegistrationRequestResult,
   RegistrationStatusResult,
-  roleAllows,
-  effectiveDeviceRole,
+  UnauthenticatedError,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { Clock } from '../common/clock';
@@ -21,15 +26,32 @@ import { Storage } from '../storage/storage.port';
 import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { callerAccess, SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
-import { RegistrationRecord } from '../storage/records';
+import { DeviceRecord, RegistrationRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys';
 import { FixedWindowRateLimiter } from './rate-limiter';
-import type { RequestRegistrationInput } from './dto';
-import { DeviceRevocations } from '../devices/device-presence';
+import { RegistrationProof, registrationProofHolds } from './registration-proof';
+import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
+import { DeviceRevocations } from '../devices/device-revocations';
+import { AccessPolicy } from '../authorization/access-policy.service';
 
-/** The registration request state machine: pending → approved (key delivered once) | rejected. */
+/** One answer for every failed poll, so that a request id alone tells nothing, not even whether it exists. */
+const PROOF_REFUSED = 'Registration proof missing or invalid';
+
+/** A pending request as its approver sees it: is the device id already bound to another key? */
+export interface PendingReview {
+  request: RegistrationRecord;
+  /** The id is registered (visibly to the approver) with another key, or with none recorded. */
+  keyMismatch: boolean;
+  registeredFingerprint: string | null;
+}
+
+/**
+ * The registration request state machine: pending → approved (key delivered once, to the holder
+ * of the request's identity key) | rejected. Several requests may wait for one device id;
+ * approving one rejects the others.
+ */
 @Injectable()
 export class RegistrationsService {
   private readonly limiter: FixedWindowRateLimiter;
@@ -41,12 +63,13 @@ export class RegistrationsService {
     private readonly devices: DevicesRepository,
     private readonly audit: AuditService,
     private readonly revocations: DeviceRevocations,
+    private readonly policy: AccessPolicy,
     private readonly clock: Clock,
   ) {
     this.limiter = new FixedWindowRateLimiter(config.registrationRateLimit, 60_000);
   }
 
-  async request(input: RequestRegistrationInput, sourceAddress: string): Promise<{ request_id: string }> {
+  async request(input: RequestRegistrationInput, sourceAddress: string): Promise<RegistrationRequestResult> {
     const now = this.clock.now();
     if (!this.limiter.tryHit(sourceAddress, now.getTime())) throw new RateLimitedError('Too many registration requests from this address; try again in a minute');
     const owner = parseScope(input.owner_scope);
@@ -57,6 +80,8 @@ export class RegistrationsService {
       ownerScope: input.owner_scope,
       info: { ...input.device_info },
       sourceAddress,
+      publicKey: input.public_key,
+      fingerprint: keyFingerprint(input.public_key),
       status: 'pending',
       createdAt: now,
       expiresAt: new Date(now.getTime() + LIMITS.registrationTtlMs),
@@ -65,30 +90,38 @@ export class RegistrationsService {
       decidedBy: null,
     };
     await this.storage.transaction(async () => {
-      // A device asking again replaces its earlier request: the newest poller wins.
-      for (const previous of await this.registrations.pendingForDevice(input.device_id, now)) await this.registrations.delete(previous.id);
+      // Earlier requests for the same id stay: a newcomer cannot displace the genuine one.
+      if ((await this.registrations.countPendingForScopeFromSource(record.ownerScope, sourceAddress, now)) >= this.config.maxPendingPerSource) {
+        throw new RateLimitedError('Too many pending registration requests for this owner scope from this address; approve or reject some first');
+      }
       if ((await this.registrations.countPendingForScope(record.ownerScope, now)) >= this.config.maxPendingPerScope) {
         throw new RateLimitedError('Too many pending registration requests for this owner scope; approve or reject some first');
       }
       await this.registrations.insert(record);
     });
+    // Device viewers read this entry: no request id (it belongs to the runtime and approvers).
     await this.audit.record(`device:${input.device_id}`, 'device.registration_requested', {
       deviceId: input.device_id,
-      details: `registration ${record.id} requested for ${record.ownerScope} by ${input.device_info.hostname} from ${sourceAddress}`,
+      details: `registration requested for ${record.ownerScope} by ${input.device_info.hostname} from ${sourceAddress}, key ${record.fingerprint}`,
     });
-    return { request_id: record.id };
+    return { request_id: record.id, fingerprint: record.fingerprint };
   }
 
-  /** The runtime's poll. The key leaves the server exactly once; later polls get 410. */
-  async status(requestId: string): Promise<RegistrationStatusResult> {
-    const record = await this.registrations.findLive(requestId, this.clock.now());
-    if (!record) throw new NotFoundError('Registration request not found or expired; register again');
-    if (record.status === 'pending') return { status: 'pending' };
-    if (record.status === 'rejected') return { status: 'rejected' };
-    if (record.delivered || !record.sealedApiKey) throw new GoneError('The API key for this request was already delivered; register again for a new key');
-    const claimed = await this.registrations.transition(record.id, { delivered: false }, { delivered: true, sealedApiKey: null });
+  /**
+   * The runtime's poll, signed with the request's identity key. The API key leaves the server
+   * exactly once; later polls get 410.
+   */
+  async status(requestId: string, proof: RegistrationProof): Promise<RegistrationStatusResult> {
+    const now = this.clock.now();
+    const record = await this.registrations.findLive(requestId, now);
+    if (!registrationProofHolds(record?.publicKey ?? null, requestId, proof, now)) throw new UnauthenticatedError(PROOF_REFUSED);
+    const request = record!;
+    if (request.status === 'pending') return { status: 'pending' };
+    if (request.status === 'rejected') return { status: 'rejected' };
+    if (request.delivered || !request.sealedApiKey) throw new GoneError('The API key for this request was already delivered; register again for a new key');
+    const claimed = await this.registrations.transition(request.id, { delivered: false }, { delivered: true, sealedApiKey: null });
     if (!claimed) throw new GoneError('The API key for this request was already delivered; register again for a new key');
-    return { status: 'approved', api_key: unsealApiKey(record.sealedApiKey, this.config.adminKey, record.id), device_id: record.deviceId };
+    return { status: 'approved', api_key: unsealApiKey(request.sealedApiKey, this.config.serverSecret, request.id), device_id: request.deviceId };
   }
 
   /** Pending requests the principal may decide on. */
@@ -97,13 +130,38 @@ export class RegistrationsService {
     return this.registrations.pendingForScopes(approvable, this.clock.now());
   }
 
-  /** Finds a pending request by request id or device id among those the principal may decide. */
-  async findPending(principal: UserPrincipal, ref: string): Promise<RegistrationRecord | null> {
+  /**
+   * The pending list with each request's key compared to the one its device id is registered
+   * with. Devices the approver cannot reach are not looked at: to it they do not exist.
+   */
+  async reviewPending(principal: UserPrincipal): Promise<PendingReview[]> {
     const pending = await this.pendingFor(principal);
-    return pending.find((r) => r.id === ref) ?? pending.find((r) => r.deviceId === ref) ?? null;
+    const registered = new Map<string, DeviceRecord | null>();
+    for (const deviceId of new Set(pending.map((r) => r.deviceId))) registered.set(deviceId, await this.devices.findById(callerAccess(principal.scopes), deviceId));
+    return pending.map((request) => {
+      const device = registered.get(request.deviceId);
+      const keyMismatch = !!device && device.publicKey !== request.publicKey;
+      return { request, keyMismatch, registeredFingerprint: keyMismatch ? (device!.fingerprint ?? null) : null };
+    });
   }
 
-  async approve(principal: UserPrincipal, ref: string): Promise<{ status: 'approved'; device_id: string }> {
+  /**
+   * Finds a pending request by request id or device id among those the principal may decide. A
+   * device id with several pending requests is ambiguous: the caller picks one by request id.
+   */
+  async findPending(principal: UserPrincipal, ref: string): Promise<RegistrationRecord | null> {
+    const pending = await this.pendingFor(principal);
+    const byId = pending.find((r) => r.id === ref);
+    if (byId) return byId;
+    const forDevice = pending.filter((r) => r.deviceId === ref);
+    if (forDevice.length > 1) {
+      const listed = forDevice.map((r) => `${r.id} (key ${r.fingerprint}, ${r.info.hostname} from ${r.sourceAddress})`).join(', ');
+      throw new ConflictError(`Device ${ref} has ${forDevice.length} pending registration requests: ${listed}; decide one by request_id`);
+    }
+    return forDevice[0] ?? null;
+  }
+
+  async approve(principal: UserPrincipal, ref: string): Promise<RegistrationApprovalResult> {
     const now = this.clock.now();
     const record = await this.registrations.findLive(ref, now);
     const request = record?.status === 'pending' ? record : await this.findPending(principal, ref);
@@ -113,20 +171,24 @@ export class RegistrationsService {
     const apiKey = generateApiKey();
     const lastRemoval = await this.audit.lastRecorded(request.deviceId, 'device.removed');
     const historySince = lastRemoval && lastRemoval > request.createdAt ? new Date(lastRemoval.getTime() + 1) : request.createdAt;
-    let rekeyed = false;
+    const binding = { publicKey: request.publicKey, fingerprint: request.fingerprint };
+    let revokedKeyHash: string | null = null;
+    let ownerScope = request.ownerScope;
+    let othersRejected = 0;
     await this.storage.transaction(async () => {
       const existing = await this.devices.findById(SYSTEM_ACCESS, request.deviceId);
+      if (existing && existing.publicKey !== request.publicKey) requireOwnerForKeyChange(principal, existing);
       if (existing) {
-        const role = effectiveDeviceRole(principal, existing);
-        if (role === null || !roleAllows(role, 'device:manage')) throw new ConflictError(`Device id ${request.deviceId} is already registered`);
-        // Re-registration of a device the approver manages: new key, fresh info, requested owner.
-        rekeyed = true;
+        // A re-key needs device:manage; the owner changes only as the policy's owner-change rules allow.
+        const plan = await this.policy.planRekey(principal, existing, request.ownerScope);
+        revokedKeyHash = existing.apiKeyHash;
+        ownerScope = plan.ownerScope;
         await this.devices.update(callerAccess(principal.scopes), existing.id, {
           apiKeyHash: hashApiKey(apiKey),
           info: request.info,
           name: request.info.hostname,
-          ownerScope: request.ownerScope,
           approvedBy: principal.email,
+          ...plan.ownerChange,
         });
       } else {
         await this.devices.insert({
@@ -141,30 +203,69 @@ export class RegistrationsService {
           approvedBy: principal.email,
           lastSeen: null,
           historySince,
+          ...binding,
         });
       }
+      if (existing) await this.devices.update(SYSTEM_ACCESS, existing.id, binding);
       const moved = await this.registrations.transition(request.id, { status: 'pending' }, {
         status: 'approved',
-        sealedApiKey: sealApiKey(apiKey, this.config.adminKey, request.id),
+        sealedApiKey: sealApiKey(apiKey, this.config.serverSecret, request.id),
         decidedBy: principal.email,
       });
       if (!moved) throw new ConflictError('The registration request was decided concurrently');
+      othersRejected = await this.registrations.rejectOtherPendingForDevice(request.deviceId, request.id, principal.email);
     });
+    const notes = [revokedKeyHash ? 'previous API key revoked' : '', othersRejected > 0 ? `${othersRejected} other pending request(s) for this id rejected` : ''].filter(Boolean);
     await this.audit.record(principal, 'device.approved', {
       deviceId: request.deviceId,
-      details: `approved request ${request.id} for ${request.ownerScope}${rekeyed ? '; previous API key revoked' : ''}`,
+      details: `approved for ${ownerScope}: ${describeRequest(request)}${notes.map((n) => `; ${n}`).join('')}`,
     });
-    if (rekeyed) await this.revocations.revoked(request.deviceId);
-    return { status: 'approved', device_id: request.deviceId };
+    if (revokedKeyHash) await this.revocations.revoked({ id: request.deviceId, apiKeyHash: revokedKeyHash }, 'rekeyed');
+    return { status: 'approved', device_id: request.deviceId, fingerprint: request.fingerprint };
   }
 
   /** Rejects a pending request; returns false when `ref` names no request the principal may decide. */
   async rejectPending(principal: UserPrincipal, ref: string): Promise<boolean> {
     const request = await this.findPending(principal, ref);
     if (!request) return false;
-    const moved = await this.registrations.transition(request.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email });
-    if (!moved) throw new DeviceNotFoundError();
-    await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected request ${request.id}` });
+    if (!(await this.decline(principal, request))) throw new DeviceNotFoundError();
     return true;
   }
+
+  /** Bulk reject (a flood of requests): every pending request the principal may decide that matches all given filters. */
+  async rejectMatching(principal: UserPrincipal, filter: RejectRegistrationsInput): Promise<RegistrationBulkRejectResult> {
+    const matching = (await this.pendingFor(principal)).filter(
+      (r) =>
+        (filter.owner_scope === undefined || r.ownerScope === filter.owner_scope) &&
+        (filter.source_address === undefined || r.sourceAddress === filter.source_address) &&
+        (filter.device_id === undefined || r.deviceId === filter.device_id),
+    );
+    let count = 0;
+    for (const request of matching) if (await this.decline(principal, request)) count++;
+    return { status: 'rejected', count };
+  }
+
+  private async decline(principal: UserPrincipal, request: RegistrationRecord): Promise<boolean> {
+    const moved = await this.registrations.transition(request.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email });
+    if (moved) await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected registration request: ${describeRequest(request)}` });
+    return moved;
+  }
+}
+
+/**
+ * The id is bound to the key that registered it: another key taking it over is the owner's call.
+ * A caller the device is hidden from is left to the re-key rules, which refuse it as a taken id.
+ */
+function requireOwnerForKeyChange(principal: UserPrincipal, device: DeviceRecord): void {
+  const grant = deviceGrant(principal, device);
+  if (grant !== null && !grantAllows(grant, 'device:own')) {
+    throw new ForbiddenError(
+      `Access denied: device ${device.id} is registered with another key (${device.fingerprint ?? 'none recorded'}); only its owner may approve a key change`,
+    );
+  }
+}
+
+/** How audit entries name a request: never by its id (device viewers read them). */
+function describeRequest(request: RegistrationRecord): string {
+  return `key ${request.fingerprint}, ${request.info.hostname} from ${request.sourceAddress}`;
 }

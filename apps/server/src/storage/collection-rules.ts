@@ -40,6 +40,8 @@ export function isScalar(type: FieldType | 'id'): boolean {
 /** Rejects definitions the two adapters could not honour identically. */
 export function validateDef(def: AnyDef): void {
   assertIdentifier('collection', def.name);
+  // The embedded store names its element tables `<collection>__<field>`.
+  if (def.name.includes('__')) throw new Error(`Collection name "${def.name}" must not contain "__"`);
   for (const field of Object.keys(def.fields)) {
     assertIdentifier('field', field);
     if (field === '_id') throw new Error(`Field name "_id" is reserved in collection "${def.name}"`);

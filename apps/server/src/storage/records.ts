@@ -4,7 +4,10 @@ import { defineCollection } from './storage.port';
 
 export interface UserRecord {
   id: string; // the normalized e-mail
-  subject: string | null; // `sub` of the first token seen
+  /** `sub` of the first token seen at `subjectIssuer`; null until the first sign-in or after a reset. */
+  subject: string | null;
+  /** The issuer `subject` belongs to; missing on accounts bound before it was recorded. */
+  subjectIssuer?: string | null;
   active: boolean;
   /** Granted through the API; addresses in ADMIN_EMAILS are admins regardless. */
   admin: boolean;
@@ -15,7 +18,7 @@ export interface UserRecord {
 
 export const USERS = defineCollection<UserRecord>({
   name: 'users',
-  fields: { subject: 'string', active: 'boolean', admin: 'boolean', createdAt: 'date', approvedAt: 'date', approvedBy: 'string' },
+  fields: { subject: 'string', subjectIssuer: 'string', active: 'boolean', admin: 'boolean', createdAt: 'date', approvedAt: 'date', approvedBy: 'string' },
   indexes: [['active']],
   conflictMessage: 'User already exists',
 });
@@ -78,6 +81,19 @@ export interface DeviceRecord {
    * earlier device with the same id, whichever is later. Older entries belong to someone else.
    */
   historySince: Date;
+  /**
+   * Changes on every write (DevicesRepository sets it), so a write conditioned on the revision it
+   * read is a compare-and-set: concurrent share edits cannot overwrite each other. Missing on a
+   * device never written since its insert.
+   */
+  revision?: string;
+  /**
+   * The runtime identity key (base64url Ed25519) that registered this id, and its fingerprint: a
+   * request from another key is a key change only the owner may approve. Null on devices
+   * registered before keys were recorded.
+   */
+  publicKey?: string | null;
+  fingerprint?: string | null;
 }
 
 export const DEVICES = defineCollection<DeviceRecord>({
@@ -93,9 +109,13 @@ export const DEVICES = defineCollection<DeviceRecord>({
     approvedBy: 'string',
     lastSeen: 'date',
     historySince: 'date',
+    revision: 'string',
+    publicKey: 'string',
+    fingerprint: 'string',
   },
   unique: [['apiKeyHash']],
-  indexes: [['ownerScope'], ['allowedScopes'], ['name']],
+  // (ownerScope, id, name) serves owner-scoped listings and their pages, sorted by id, on its own.
+  indexes: [['ownerScope', 'id', 'name'], ['allowedScopes'], ['name']],
   conflictMessage: 'Device already registered',
 });
 
@@ -107,6 +127,10 @@ export interface RegistrationRecord {
   ownerScope: string;
   info: DeviceSystemInfo;
   sourceAddress: string;
+  /** The requesting runtime's identity key (base64url Ed25519); status polls must be signed by it. */
+  publicKey: string;
+  /** keyFingerprint(publicKey): what the approver compares with the device's own display. */
+  fingerprint: string;
   status: RegistrationStatus;
   createdAt: Date;
   expiresAt: Date;
@@ -123,6 +147,8 @@ export const REGISTRATIONS = defineCollection<RegistrationRecord>({
     ownerScope: 'string',
     info: 'json',
     sourceAddress: 'string',
+    publicKey: 'string',
+    fingerprint: 'string',
     status: 'string',
     createdAt: 'date',
     expiresAt: 'date',
@@ -130,7 +156,7 @@ export const REGISTRATIONS = defineCollection<RegistrationRecord>({
     delivered: 'boolean',
     decidedBy: 'string',
   },
-  indexes: [['deviceId'], ['ownerScope', 'status']],
+  indexes: [['deviceId'], ['ownerScope', 'status', 'sourceAddress']],
   expiresAt: 'expiresAt',
   conflictMessage: 'Registration request already exists',
 });
@@ -172,4 +198,27 @@ export const REPORTS = defineCollection<ReportRecord>({
   conflictMessage: 'Report already exists',
 });
 
-export const ALL_COLLECTIONS = [USERS, ORGS, MEMBERSHIPS, DEVICES, REGISTRATIONS, AUDIT, REPORTS];
+/**
+ * A device API key that stopped being valid (device removed or re-keyed). Written to storage so
+ * that every server replica, not only the one that took the decision, closes the device's tunnel.
+ */
+export interface RevocationRecord {
+  id: string;
+  deviceId: string;
+  apiKeyHash: string;
+  reason: 'removed' | 'rekeyed';
+  /** The server process that wrote it; it has already acted on its own revocations. */
+  origin: string;
+  revokedAt: Date;
+  expiresAt: Date;
+}
+
+export const REVOCATIONS = defineCollection<RevocationRecord>({
+  name: 'revocations',
+  fields: { deviceId: 'string', apiKeyHash: 'string', reason: 'string', origin: 'string', revokedAt: 'date', expiresAt: 'date' },
+  indexes: [['revokedAt'], ['apiKeyHash']],
+  expiresAt: 'expiresAt',
+  conflictMessage: 'Revocation already recorded',
+});
+
+export const ALL_COLLECTIONS = [USERS, ORGS, MEMBERSHIPS, DEVICES, REGISTRATIONS, AUDIT, REPORTS, REVOCATIONS];

@@ -21,6 +21,7 @@ import {
   THINGS,
 } from './contract/contract-fixtures';
 import { describeWriteContract } from './contract/writes.contract';
+import { describeReadContract } from './contract/reads.contract';
 import { describeTransactionContract } from './contract/transactions.contract';
 
 export type { OpenStorage } from './contract/contract-fixtures';
@@ -165,6 +166,8 @@ export function describeStorageContract(name: string, open: OpenStorage): void {
         expect(await things.count({ tags: 'red', active: false })).toBe(1);
       });
     });
+
+    describeReadContract(() => things, seed);
 
     describeWriteContract(() => ({ things, pairs }), seed);
 

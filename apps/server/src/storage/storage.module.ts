@@ -12,9 +12,10 @@ import { MembershipsRepository } from './repositories/memberships.repository';
 import { OrgsRepository } from './repositories/orgs.repository';
 import { DevicesRepository } from './repositories/devices.repository';
 import { RegistrationsRepository } from './repositories/registrations.repository';
+import { RevocationsRepository } from './repositories/revocations.repository';
 import { AuditRepository } from './repositories/audit.repository';
 
-const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository];
+const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository, RevocationsRepository];
 
 /** Picks the adapter from the configuration: MongoDB when DB_URI is set, else embedded SQLite. */
 @Global()

@@ -42,13 +42,26 @@ export interface FindOptions<T> {
   limit?: number;
 }
 
+/** A document reduced to its id and the named fields; a missing field comes back as null. */
+export type Projected<T extends Doc, K extends keyof T> = Pick<T, 'id'> & { [F in K]: T[F] | null };
+
 export interface Collection<T extends Doc> {
   /** Throws ConflictError (the definition's message) when a unique index or the id is taken. */
   insert(doc: T): Promise<void>;
   findOne(filter: Filter<T>): Promise<T | null>;
   find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
+  /**
+   * `find` returning only the id and the named fields: listings read and decode less, and an index
+   * holding those fields can answer alone. Missing and null both come back as null, the
+   * distinction the filter language does not make either.
+   */
+  findFields<K extends Exclude<keyof T, 'id'> & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Projected<T, K>[]>;
   count(filter: Filter<T>): Promise<number>;
-  /** Sets the given fields (an `undefined` value removes the field) on the first match. */
+  /**
+   * Sets the given fields (an `undefined` value removes the field) on the first match. Matching
+   * and writing are one atomic step, so a filter on a field every write changes (a revision)
+   * makes this a compare-and-set: of concurrent writers that read the same revision, one wins.
+   */
   updateOne(filter: Filter<T>, set: Partial<T>): Promise<boolean>;
   updateMany(filter: Filter<T>, set: Partial<T>): Promise<number>;
   deleteOne(filter: Filter<T>): Promise<boolean>;

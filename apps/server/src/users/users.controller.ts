@@ -37,4 +37,12 @@ export class UsersController {
   grantAdmin(@CurrentPrincipal() principal: Principal, @Param('email') email: string) {
     return this.users.grantAdmin(principal, email);
   }
+
+  /** Lets the next sign-in with this address bind the account to a new identity (`sub`). */
+  @Post('users/:email/reset-subject')
+  @AdminOnly()
+  @HttpCode(200)
+  resetSubject(@CurrentPrincipal() principal: Principal, @Param('email') email: string) {
+    return this.users.resetSubject(principal, email);
+  }
 }

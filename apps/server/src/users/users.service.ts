@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AccountPendingApprovalError, ConflictError, InvalidInputError, isEmail, NotFoundError, normalizeEmail, orgScope, userScope } from '@svc/common';
+import {
+  AccountPendingApprovalError,
+  AccountSubjectMismatchError,
+  canonicalEmail,
+  ConflictError,
+  InvalidInputError,
+  NotFoundError,
+  orgScope,
+  userScope,
+} from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { Clock } from '../common/clock';
 import { UsersRepository } from '../storage/repositories/users.repository';
@@ -28,10 +37,16 @@ export class UsersService {
     private readonly clock: Clock,
   ) {}
 
-  /** Turns a validated token into a principal; creates the account on its first request. */
+  /**
+   * Turns a validated token into a principal. The first sign-in creates the account (or finds
+   * one the admin API created in advance) and binds it to the token's `sub` at its issuer; after
+   * that, another `sub` with the same e-mail address is refused until an admin resets the binding.
+   */
   async principalFor(identity: TokenIdentity): Promise<UserPrincipal> {
-    const email = normalizeEmail(identity.email);
-    const user = (await this.users.findByEmail(email)) ?? (await this.createOnFirstRequest(email, identity.subject));
+    const { email } = identity;
+    const user = (await this.users.findByEmail(email)) ?? (await this.createOnFirstRequest(identity));
+    // Before the approval check: someone else's token must not learn the account's state.
+    await this.checkBinding(identity, user);
     if (!user.active) throw new AccountPendingApprovalError();
     const memberships = await this.memberships.forUser(email);
     return {
@@ -75,18 +90,34 @@ export class UsersService {
     const existing = await this.users.findByEmail(email);
     const user: UserRecord = existing
       ? { ...existing, admin: true, active: true, approvedAt: existing.approvedAt ?? now, approvedBy: existing.approvedBy ?? actorName(actor) }
-      : { id: email, subject: null, active: true, admin: true, createdAt: now, approvedAt: now, approvedBy: actorName(actor) };
+      : { id: email, subject: null, subjectIssuer: null, active: true, admin: true, createdAt: now, approvedAt: now, approvedBy: actorName(actor) };
     if (existing) await this.users.update(email, { admin: true, active: true, approvedAt: user.approvedAt, approvedBy: user.approvedBy });
     else await this.users.insert(user);
     await this.audit.record(actor, 'user.admin_granted', { details: `granted admin to ${email}` });
     return this.view(user);
   }
 
-  private async createOnFirstRequest(email: string, subject: string): Promise<UserRecord> {
+  /**
+   * Unbinds an account from its identity at the provider, for a person whose account there was
+   * re-created (new `sub`): the next sign-in with the address binds it again.
+   */
+  async resetSubject(actor: Principal, rawEmail: string): Promise<UserView> {
+    const email = this.checkedEmail(rawEmail);
+    const user = await this.users.findByEmail(email);
+    if (!user) throw new NotFoundError('User not found');
+    if (user.subject) {
+      await this.users.update(email, { subject: null, subjectIssuer: null });
+      await this.audit.record(actor, 'user.subject_reset', { details: `reset the identity binding of ${email}` });
+    }
+    return this.view(user);
+  }
+
+  private async createOnFirstRequest(identity: TokenIdentity): Promise<UserRecord> {
     const user: UserRecord = {
-      id: email,
-      subject,
-      active: this.startsActive(email),
+      id: identity.email,
+      subject: identity.subject,
+      subjectIssuer: identity.issuer,
+      active: this.startsActive(identity.email),
       admin: false,
       createdAt: this.clock.now(),
       approvedAt: null,
@@ -95,11 +126,22 @@ export class UsersService {
     try {
       await this.users.insert(user);
     } catch (err) {
-      // Two first requests raced; the other one created the account.
-      if (err instanceof ConflictError) return (await this.users.findByEmail(email))!;
+      // Two first requests raced; the other one created (and bound) the account.
+      if (err instanceof ConflictError) return (await this.users.findByEmail(identity.email))!;
       throw err;
     }
     return user;
+  }
+
+  private async checkBinding(identity: TokenIdentity, user: UserRecord): Promise<void> {
+    const binding = bindingOf(user, identity);
+    if (binding === 'this') return;
+    if (binding === 'other') throw new AccountSubjectMismatchError();
+    const expected = { subject: user.subject, subjectIssuer: user.subjectIssuer ?? null };
+    if (await this.users.rebindSubject(user.id, expected, { subject: identity.subject, subjectIssuer: identity.issuer })) return;
+    // Another sign-in bound the account between our read and our write: its binding stands.
+    const current = await this.users.findByEmail(user.id);
+    if (!current || bindingOf(current, identity) !== 'this') throw new AccountSubjectMismatchError();
   }
 
   private isAdminEmail(email: string): boolean {
@@ -107,8 +149,8 @@ export class UsersService {
   }
 
   private checkedEmail(raw: string): string {
-    const email = normalizeEmail(raw ?? '');
-    if (!isEmail(email)) throw new InvalidInputError('email must be a valid e-mail address');
+    const email = canonicalEmail(raw ?? '');
+    if (email === null) throw new InvalidInputError('email must be a valid e-mail address');
     return email;
   }
 
@@ -121,4 +163,15 @@ export class UsersService {
       approved_at: u.approvedAt ? u.approvedAt.toISOString() : null,
     };
   }
+}
+
+/**
+ * Whom the account is bound to, seen from a token. A `sub` means something only at its issuer, so
+ * a binding made at another issuer (OAUTH_ISSUER changed since) counts as none: the operator
+ * chose to trust the new issuer, and its first sign-in binds. Accounts bound before the issuer
+ * was recorded were bound at the configured one, which is the token's.
+ */
+function bindingOf(user: UserRecord, identity: TokenIdentity): 'this' | 'other' | 'none' {
+  if (!user.subject || (user.subjectIssuer ?? identity.issuer) !== identity.issuer) return 'none';
+  return user.subject === identity.subject ? 'this' : 'other';
 }

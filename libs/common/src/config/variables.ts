@@ -106,10 +106,12 @@ export const v = {
       description,
       parse(raw) {
         if (raw === undefined) return [];
-        const items = raw.split(',').map((s) => s.trim().toLowerCase());
+        // Checked as written, then lower-cased: lower-casing first would fold look-alikes such as
+        // the Kelvin sign into ASCII letters before the (ASCII-only) check could refuse them.
+        const items = raw.split(',').map((s) => s.trim());
         const bad = items.filter((item) => item === '' || !itemCheck(item));
         if (bad.length > 0) throw new Error(`every item must be ${itemWhat}; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
-        return items;
+        return items.map((item) => item.toLowerCase());
       },
     };
   },

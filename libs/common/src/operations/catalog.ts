@@ -1,4 +1,4 @@
-import { BATCH_TARGET, bool, defineOperation, num, optStr, str, strList } from './contract';
+import { BATCH_TARGET, bool, defineOperation, num, optStr, route, str, strList } from './contract';
 import { TOOL_ROLES } from '../roles';
 
 const device = str('device name or id');
@@ -6,12 +6,13 @@ const role = str('role', { enum: TOOL_ROLES });
 
 export const OPERATIONS = [
   // Device management
-  defineOperation({ name: 'devices_list', summary: 'List devices and pending registrations you can access', batch: false, params: {} }),
-  defineOperation({ name: 'devices_approve', summary: 'Approve a pending device registration', batch: false, params: { device: str('registration request id or device id') } }),
-  defineOperation({ name: 'devices_reject', summary: 'Reject a pending registration or remove an approved device', batch: false, params: { device } }),
-  defineOperation({ name: 'device_status', summary: 'Connection status, health, uptime and last contact', batch: true, params: { ...BATCH_TARGET } }),
+  defineOperation({ name: 'devices_list', http: route('GET', '/devices'), summary: 'List devices and pending registrations you can access', batch: false, params: {} }),
+  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, params: { device: str('registration request id or device id') } }),
+  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, params: { device } }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, params: { ...BATCH_TARGET } }),
   defineOperation({
     name: 'device_audit_logs',
+    http: route('POST', '/devices/audit-logs'),
     summary: 'Audit log entries of a device',
     batch: true,
     params: {
@@ -22,14 +23,15 @@ export const OPERATIONS = [
     },
   }),
   // Device access control
-  defineOperation({ name: 'device_access_list', summary: 'Who else may access a device', batch: false, params: { device } }),
+  defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, params: { device } }),
   defineOperation({
     name: 'device_access_add',
+    http: route('POST', '/devices/{device}/access'),
     summary: 'Share a device with a user or an organization',
     batch: false,
     params: { device, email_or_org_id: str('an e-mail or an organization id'), role },
   }),
-  defineOperation({ name: 'device_access_remove', summary: 'Stop sharing a device', batch: false, params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
+  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
   // File operations
   defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, params: { path: str('<device>:<path>') } }),
   defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
@@ -48,6 +50,7 @@ export const OPERATIONS = [
   // Remote execution
   defineOperation({
     name: 'device_exec',
+    http: route('POST', '/api/exec'),
     summary: 'Run a command on a device',
     batch: true,
     params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', 30) },
@@ -100,19 +103,44 @@ export const OPERATIONS = [
     params: { device, deployment_id: str('source deployment id'), active: bool('make it active', false) },
   }),
   // Organization management
-  defineOperation({ name: 'org_list', summary: 'List organizations', batch: false, params: {} }),
-  defineOperation({ name: 'org_create', summary: 'Create an organization', batch: false, params: { id: str('organization id'), email: str('owner e-mail') } }),
-  defineOperation({ name: 'org_delete', summary: 'Delete an organization', batch: false, params: { id: str('organization id') } }),
-  defineOperation({ name: 'org_update', summary: 'Rename an organization', batch: false, params: { id: str('current organization id'), new_id: str('new organization id') } }),
-  defineOperation({ name: 'org_members_list', summary: 'List members', batch: false, params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_members_add', summary: 'Add or update a member', batch: false, params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
-  defineOperation({ name: 'org_members_remove', summary: 'Remove a member', batch: false, params: { org_id: str('organization id'), email: str('member e-mail') } }),
-  defineOperation({ name: 'org_devices_list', summary: 'Devices of an organization', batch: false, params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_devices_add', summary: 'Move a device into an organization', batch: false, params: { org_id: str('organization id'), device } }),
-  defineOperation({ name: 'org_devices_remove', summary: 'Take a device out of an organization', batch: false, params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, params: {} }),
+  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, params: { id: str('organization id'), email: str('owner e-mail') } }),
+  defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, params: { id: str('organization id') } }),
+  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, params: { id: str('current organization id'), new_id: str('new organization id') } }),
+  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List members', batch: false, params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
+  defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, params: { org_id: str('organization id'), email: str('member e-mail') } }),
+  defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_devices_remove', http: route('DELETE', '/orgs/{org_id}/devices/{device}'), summary: 'Take a device out of an organization', batch: false, params: { org_id: str('organization id'), device } }),
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
+
+/**
+ * Operations that no single server route serves yet: file transfer, container and forwarding
+ * sessions are compositions the client runs over device streams (the tunnel issue), and
+ * deployments arrive with their own issue. A test keeps this list and the catalog in step.
+ */
+export const UNROUTED_OPERATIONS: readonly OperationName[] = [
+  'device_ls',
+  'device_cp',
+  'device_sync',
+  'docker_exec',
+  'forward_start',
+  'forward_stop',
+  'forward_list',
+  'device_deploy',
+  'device_undeploy',
+  'device_deployment_list',
+  'device_deployment_new',
+  'device_deployment_show',
+  'device_deployment_rm',
+  'device_deployment_active',
+  'device_deployment_activate',
+  'device_deployment_status',
+  'device_deployment_clone',
+];
 
 export function findOperation(name: string) {
   return OPERATIONS.find((op) => op.name === name);

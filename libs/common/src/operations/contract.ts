@@ -12,12 +12,38 @@ export interface ParamSpec {
   description: string;
 }
 
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * The REST route that serves an operation. `{name}` segments of the path are the operation's own
+ * parameters; the others travel in the query string (GET) or the JSON body (everything else).
+ */
+export interface HttpRoute {
+  method: HttpMethod;
+  path: string;
+}
+
 export interface OperationContract {
   name: string;
   summary: string;
   /** [Batch] tools take `device` or `devices` (mutually exclusive) and answer `{results: [...]}`. */
   batch: boolean;
   params: Record<string, ParamSpec>;
+  /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
+  http?: HttpRoute;
+}
+
+export const route = (method: HttpMethod, path: string): HttpRoute => ({ method, path });
+
+/** The parameters an operation's route carries in its path, in order. */
+export function pathParams(http: HttpRoute): string[] {
+  return [...http.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
+}
+
+/** Where each parameter travels on the operation's route. */
+export function paramLocation(http: HttpRoute, param: string): 'path' | 'query' | 'body' {
+  if (pathParams(http).includes(param)) return 'path';
+  return http.method === 'GET' ? 'query' : 'body';
 }
 
 export function defineOperation<const T extends OperationContract>(op: T): T {

@@ -1,3 +1,4 @@
 export * from './contract';
 export * from './catalog';
 export * from './results';
+export * from './result-schemas';

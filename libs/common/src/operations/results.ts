@@ -1,4 +1,5 @@
 /** Result shapes of the operations, exactly as the specification's tool table gives them. */
+import type { ErrorCode } from '../errors';
 import type { ToolRole } from '../roles';
 
 export type DeviceConnectionStatus = 'online' | 'offline';
@@ -14,6 +15,13 @@ export interface DeviceListItem {
   hostname?: string;
   platform?: string;
   requester?: string;
+  /** The requesting runtime's key fingerprint (XXXX-XXXX-XXXX-XXXX), to compare with the device's display. */
+  fingerprint?: string;
+  source_address?: string;
+  /** The device id is registered with another key (or none recorded): only its owner may approve. */
+  key_mismatch?: boolean;
+  /** With key_mismatch: the fingerprint the device id is registered with (null if none recorded). */
+  registered_fingerprint?: string | null;
 }
 
 export interface StatusResult<S extends string = string> {
@@ -36,9 +44,12 @@ export interface AuditEntry {
 
 export interface AuditLogsResult {
   logs: AuditEntry[];
+  /** In a batch answer: set when this device's entries were cut to keep the answer bounded. */
+  truncated?: true;
 }
 
-export type BatchItem<R> = ({ device: string } & R) | { device: string; error: string };
+/** A failed item carries the error's message and its stable code (as in REST error bodies). */
+export type BatchItem<R> = ({ device: string } & R) | { device: string; error: string; code: ErrorCode };
 
 export interface BatchResult<R> {
   results: BatchItem<R>[];
@@ -65,9 +76,108 @@ export interface OrgDeviceItem {
 
 export interface RegistrationRequestResult {
   request_id: string;
+  /** keyFingerprint(public_key): the runtime shows it, the approver compares. */
+  fingerprint: string;
+}
+
+export interface RegistrationApprovalResult {
+  status: 'approved';
+  device_id: string;
+  fingerprint: string;
+}
+
+export interface RegistrationBulkRejectResult {
+  status: 'rejected';
+  count: number;
 }
 
 export type RegistrationStatusResult =
   | { status: 'pending' }
   | { status: 'approved'; api_key: string; device_id: string }
   | { status: 'rejected' };
+
+/** One device's device_exec result: output is stdout and stderr interleaved as produced. */
+export interface ExecResult {
+  output: string;
+  exit_code: number;
+  /** Beyond the spec: the timeout killed the command (exit_code then reports the signal). */
+  timed_out: boolean;
+}
+
+export interface DirectoryEntry {
+  name: string;
+  is_dir: boolean;
+}
+
+export interface ForwardSession {
+  session_id: string;
+  device: string;
+  specs: string[];
+  targets: string[];
+}
+
+export interface DeploymentJob {
+  id: string;
+  enabled: boolean;
+  type: string;
+}
+
+export interface Deployment {
+  id: string;
+  active: boolean;
+  jobs: DeploymentJob[];
+}
+
+export interface DeploymentStatus {
+  deployment_id: string;
+  status: string;
+  jobs: { id: string; status: string; health: string }[];
+}
+
+/** A [Batch] operation answers its single result for `device`, or BatchResult for `devices`. */
+export type Batched<R> = R | BatchResult<R>;
+
+/**
+ * The result type of every operation, by name: what the REST route answers, what the CLI prints
+ * with --json and what `svc mcp` returns. The SDK is typed by this map.
+ */
+export interface OperationResults {
+  devices_list: DeviceListItem[];
+  devices_approve: RegistrationApprovalResult;
+  devices_reject: StatusResult<'rejected'>;
+  device_status: Batched<DeviceStatusResult>;
+  device_audit_logs: Batched<AuditLogsResult>;
+  device_access_list: AccessEntry[];
+  device_access_add: StatusResult<'added'>;
+  device_access_remove: StatusResult<'removed'>;
+  device_ls: DirectoryEntry[];
+  device_cp: StatusResult<'copied'>;
+  device_sync: StatusResult<'synced'>;
+  device_exec: Batched<ExecResult>;
+  docker_exec: { stdout: string; stderr: string; exit_code: number };
+  forward_start: { session_id: string; device: string; targets: string[]; status: 'started' };
+  forward_stop: { session_id: string; status: 'stopped' };
+  forward_list: ForwardSession[];
+  device_deploy: StatusResult<'deployed'>;
+  device_undeploy: StatusResult<'undeployed'>;
+  device_deployment_list: Batched<{ deployments: Deployment[] }>;
+  device_deployment_new: Deployment;
+  device_deployment_show: Deployment;
+  device_deployment_rm: StatusResult<'removed'>;
+  device_deployment_active: { active_deployment_id: string };
+  device_deployment_activate: StatusResult<'activated'>;
+  device_deployment_status: Batched<DeploymentStatus>;
+  device_deployment_clone: Deployment;
+  org_list: OrganizationResult[];
+  org_create: StatusResult<'created'>;
+  org_delete: StatusResult<'deleted'>;
+  org_update: StatusResult<'updated'>;
+  org_members_list: OrgMemberResult[];
+  org_members_add: StatusResult<'added'>;
+  org_members_remove: StatusResult<'removed'>;
+  org_devices_list: OrgDeviceItem[];
+  org_devices_add: StatusResult<'added'>;
+  org_devices_remove: StatusResult<'removed'>;
+}
+
+export type OperationResult<N extends keyof OperationResults> = OperationResults[N];

@@ -50,6 +50,50 @@ export function describeWriteContract(collections: Collections, seed: () => Prom
     });
   });
 
+  describe('compare-and-set', () => {
+    beforeEach(seed);
+
+    it('of concurrent updateOne calls filtering on the same revision, exactly one writes', async () => {
+      const { things } = collections();
+      await things.insert(thing('cas', { note: 'r0' }));
+      const writers = Array.from({ length: 10 }, (_, i) => things.updateOne({ id: 'cas', note: 'r0' }, { note: `r1-${i}`, rank: i }));
+      const won = await Promise.all(writers);
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const winner = won.indexOf(true);
+      expect(await things.findOne({ id: 'cas' })).toMatchObject({ note: `r1-${winner}`, rank: winner });
+    });
+
+    it('a missing revision matches null once', async () => {
+      const { things } = collections();
+      expect(await things.updateOne({ id: 't3', note: null }, { note: 'r1' })).toBe(true);
+      expect(await things.updateOne({ id: 't3', note: null }, { note: 'r2' })).toBe(false);
+      expect((await things.findOne({ id: 't3' }))?.note).toBe('r1');
+    });
+  });
+
+  describe('array conditions follow writes', () => {
+    beforeEach(seed);
+
+    it('after updates, deletes and duplicate elements', async () => {
+      const { things } = collections();
+      await things.updateOne({ id: 't2' }, { tags: ['red', 'red', 'teal'] });
+      await things.updateMany({ id: { in: ['t1', 't4'] } }, { tags: undefined });
+      await things.deleteOne({ id: 't3' });
+      await things.insert(thing('t6', { tags: ['teal'] }));
+      expect(ids(await things.find({ tags: 'red' }))).toEqual(['t2']);
+      expect(ids(await things.find({ tags: { in: ['teal', 'blue'] } }))).toEqual(['t2', 't6']);
+      expect(ids(await things.find({ tags: null }))).toEqual(['t1', 't4', 't5']);
+      expect(ids(await things.find({ tags: { ne: 'teal' } }))).toEqual(['t1', 't4', 't5']);
+      expect(await things.count({ tags: { gte: 'r', lt: 's' } })).toBe(1);
+    });
+
+    it('an update of other fields keeps the elements', async () => {
+      const { things } = collections();
+      await things.updateOne({ id: 't1' }, { rank: 9 });
+      expect(ids(await things.find({ tags: 'blue' }))).toEqual(['t1']);
+    });
+  });
+
   describe('deletes', () => {
     beforeEach(seed);
 

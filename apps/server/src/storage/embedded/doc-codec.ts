@@ -4,7 +4,7 @@
  * the collection definition says which fields to revive as `Date` when reading.
  */
 import type { Doc, FieldType, Scalar } from '../storage.port';
-import { type AnyDef, fieldType, toDate } from '../collection-rules';
+import { type AnyDef, fieldType, isScalar, toDate } from '../collection-rules';
 
 /** The JSON value stored for a field. */
 export function encodeField(type: FieldType | 'id', field: string, value: unknown): unknown {
@@ -37,4 +37,13 @@ export function decodeRow<T extends Doc>(def: AnyDef, row: { id: string; doc: st
     if (type === 'date' && typeof stored[field] === 'string') stored[field] = new Date(stored[field] as string);
   }
   return { id: row.id, ...stored } as T;
+}
+
+/** A projected column back to the field's value; SQL NULL (missing) and JSON null are both null. */
+export function decodeProjected(type: FieldType | 'id', value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (!isScalar(type)) return JSON.parse(value as string);
+  if (type === 'boolean') return value === 1;
+  if (type === 'date') return new Date(value as string);
+  return value;
 }

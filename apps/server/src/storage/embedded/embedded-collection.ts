@@ -1,9 +1,9 @@
 import { ConflictError } from '@svc/common';
-import type { Collection, Doc, Filter, FindOptions } from '../storage.port';
+import type { Collection, Doc, Filter, FindOptions, Projected } from '../storage.port';
 import { type AnyDef, fieldType } from '../collection-rules';
-import { decodeRow, encodeDoc, encodeField } from './doc-codec';
-import { orderSql, type Sql, whereSql } from './sql-filter';
-import { quote } from './sql-schema';
+import { decodeProjected, decodeRow, encodeDoc, encodeField } from './doc-codec';
+import { orderSql, projectionSql, type Sql, whereSql } from './sql-filter';
+import { quote } from './sql-names';
 
 /** What a collection needs from the store: statements run serialised against open transactions. */
 export interface StatementRunner {
@@ -38,14 +38,20 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T[]> {
-    if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 0)) {
-      throw new Error(`Invalid limit ${options.limit}`);
-    }
-    if (options.limit === 0) return [];
-    const where = whereSql(this.def, filter);
-    const order = orderSql(this.def, options);
-    const rows = await this.db.all<Row>(`SELECT id, doc FROM ${this.table} WHERE ${where.sql}${order.sql}`, [...where.params, ...order.params]);
+    const rows = await this.select<Row>('id, doc', filter, options);
     return rows.map((row) => decodeRow<T>(this.def, row));
+  }
+
+  async findFields<K extends Exclude<keyof T, 'id'> & string>(filter: Filter<T>, fields: readonly K[], options: FindOptions<T> = {}): Promise<Projected<T, K>[]> {
+    const types = fields.map((field) => fieldType(this.def, field));
+    // Scalar fields are read with the very expressions the indexes hold, so a covering index answers.
+    const columns = ['id', ...fields.map((field, i) => `${projectionSql(types[i], field)} AS c${i}`)];
+    const rows = await this.select<Record<string, unknown>>(columns.join(', '), filter, options);
+    return rows.map((row) => {
+      const projected: Record<string, unknown> = { id: row.id };
+      fields.forEach((field, i) => (projected[field] = decodeProjected(types[i], row[`c${i}`])));
+      return projected as Projected<T, K>;
+    });
   }
 
   async count(filter: Filter<T>): Promise<number> {
@@ -76,6 +82,16 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   async deleteMany(filter: Filter<T>): Promise<number> {
     const where = whereSql(this.def, filter);
     return this.db.run(`DELETE FROM ${this.table} WHERE ${where.sql}`, where.params);
+  }
+
+  private async select<R>(columns: string, filter: Filter<T>, options: FindOptions<T>): Promise<R[]> {
+    if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 0)) {
+      throw new Error(`Invalid limit ${options.limit}`);
+    }
+    if (options.limit === 0) return [];
+    const where = whereSql(this.def, filter);
+    const order = orderSql(this.def, options);
+    return this.db.all<R>(`SELECT ${columns} FROM ${this.table} WHERE ${where.sql}${order.sql}`, [...where.params, ...order.params]);
   }
 
   /** `json_set` for the given values (as JSON, so booleans stay booleans), `json_remove` for undefined. */

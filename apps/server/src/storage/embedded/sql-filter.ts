@@ -3,8 +3,10 @@
  * as parameters, and field names are accepted only when the collection definition declares them.
  */
 import type { Condition, FieldType, FindOptions, Scalar } from '../storage.port';
-import { type AnyDef, type AnyFilter, fieldType, parseCondition, type RangeOperator } from '../collection-rules';
+import { type AnyDef, type AnyFilter, fieldType, isScalar, parseCondition, type RangeOperator } from '../collection-rules';
 import { encodeParam } from './doc-codec';
+import { elementIndexedFields, elementTable } from './element-index';
+import { quote } from './sql-names';
 
 export interface Sql {
   sql: string;
@@ -22,11 +24,19 @@ export function fieldExpression(field: string): string {
   return field === 'id' ? 'id' : `json_extract(doc, '$.${field}')`;
 }
 
+/**
+ * The column a projection reads: scalars with `json_extract` (the expression indexes hold), arrays
+ * and json as JSON text, since json_extract would hand a JSON string back unquoted.
+ */
+export function projectionSql(type: FieldType | 'id', field: string): string {
+  return isScalar(type) ? fieldExpression(field) : `doc -> '$.${field}'`;
+}
+
 export function whereSql(def: AnyDef, filter: AnyFilter): Sql {
   const parts: Sql[] = [];
   for (const [key, condition] of Object.entries(filter)) {
     if (condition === undefined) continue;
-    parts.push(key === 'or' ? orSql(def, condition) : conditionSql(key, fieldType(def, key), condition as Condition));
+    parts.push(key === 'or' ? orSql(def, condition) : conditionSql(def, key, condition as Condition));
   }
   return parts.length === 0 ? { sql: '1', params: [] } : and(parts);
 }
@@ -51,9 +61,10 @@ function orSql(def: AnyDef, branches: unknown): Sql {
   return or(branches.map((branch) => whereSql(def, branch as AnyFilter)));
 }
 
-function conditionSql(field: string, type: FieldType | 'id', condition: Condition): Sql {
+function conditionSql(def: AnyDef, field: string, condition: Condition): Sql {
+  const type = fieldType(def, field);
   const parsed = parseCondition(field, type, condition);
-  const test = type === 'string[]' ? arrayTests(field) : type === 'json' ? jsonTests(field) : scalarTests(fieldExpression(field));
+  const test = type === 'string[]' ? arrayTests(def, field) : type === 'json' ? jsonTests(field) : scalarTests(fieldExpression(field));
   const param = (value: Scalar) => encodeParam(type, field, value);
   switch (parsed.kind) {
     case 'eq':
@@ -94,10 +105,16 @@ function scalarTests(expression: string): Tests {
   };
 }
 
-/** On arrays a condition holds when any element satisfies it; null also matches a missing field. */
-function arrayTests(field: string): Tests {
+/**
+ * On arrays a condition holds when any element satisfies it; null also matches a missing field.
+ * Indexed arrays are read from their element table, others element by element from the document.
+ */
+function arrayTests(def: AnyDef, field: string): Tests {
+  const indexed = elementIndexedFields(def).includes(field);
   const anyElement = (where: string, params: unknown[]): Sql => ({
-    sql: `EXISTS (SELECT 1 FROM json_each(doc, '$.${field}') WHERE ${where})`,
+    sql: indexed
+      ? `id IN (SELECT id FROM ${quote(elementTable(def, field))} WHERE ${where})`
+      : `EXISTS (SELECT 1 FROM json_each(doc, '$.${field}') WHERE ${where})`,
     params,
   });
   return {

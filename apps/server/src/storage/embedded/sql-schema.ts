@@ -6,6 +6,8 @@
 import type Database from 'better-sqlite3';
 import { type AnyDef, fieldType, isScalar, validateDef } from '../collection-rules';
 import { fieldExpression } from './sql-filter';
+import { syncElementIndexes } from './element-index';
+import { quote } from './sql-names';
 
 interface IndexSpec {
   name: string;
@@ -26,10 +28,7 @@ export function createCollection(db: Database.Database, def: AnyDef): void {
   for (const spec of wanted) {
     if (!existing.some((index) => index.name === spec.name && index.sql === spec.sql)) db.exec(spec.sql);
   }
-}
-
-export function quote(identifier: string): string {
-  return `"${identifier}"`;
+  syncElementIndexes(db, def);
 }
 
 function indexSpecs(def: AnyDef): IndexSpec[] {

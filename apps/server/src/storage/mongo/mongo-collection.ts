@@ -1,7 +1,7 @@
 import { ConflictError } from '@svc/common';
 import type { ClientSession, Model } from 'mongoose';
-import type { Collection, Doc, Filter, FindOptions } from '../storage.port';
-import type { AnyDef } from '../collection-rules';
+import type { Collection, Doc, Filter, FindOptions, Projected } from '../storage.port';
+import { type AnyDef, fieldType } from '../collection-rules';
 import { fromMongo, mongoDoc, mongoFilter, mongoSort, mongoUpdate } from './mongo-query';
 
 const DUPLICATE_KEY = 11000;
@@ -34,17 +34,18 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T[]> {
-    if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 0)) {
-      throw new Error(`Invalid limit ${options.limit}`);
-    }
-    // MongoDB reads a limit of 0 as "no limit".
-    if (options.limit === 0) return [];
-    const query = mongoFilter(this.def, filter);
-    const sort = mongoSort(this.def, options);
-    const found = await this.context.guard(() =>
-      this.model.find(query, null, { session: this.context.session(), sort, limit: options.limit }).lean<Stored[]>().exec(),
-    );
+    const found = await this.select(filter, null, options);
     return found.map((stored) => fromMongo<T>(stored));
+  }
+
+  async findFields<K extends Exclude<keyof T, 'id'> & string>(filter: Filter<T>, fields: readonly K[], options: FindOptions<T> = {}): Promise<Projected<T, K>[]> {
+    for (const field of fields) fieldType(this.def, field);
+    const found = await this.select(filter, Object.fromEntries(fields.map((field) => [field, 1])), options);
+    return found.map((stored) => {
+      const projected: Record<string, unknown> = { id: stored._id };
+      for (const field of fields) projected[field] = stored[field] ?? null;
+      return projected as Projected<T, K>;
+    });
   }
 
   async count(filter: Filter<T>): Promise<number> {
@@ -80,6 +81,19 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
     const query = mongoFilter(this.def, filter);
     const result = await this.context.guard(() => this.model.deleteMany(query, { session: this.context.session() }).exec());
     return result.deletedCount;
+  }
+
+  private async select(filter: Filter<T>, projection: Record<string, 1> | null, options: FindOptions<T>): Promise<Stored[]> {
+    if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 0)) {
+      throw new Error(`Invalid limit ${options.limit}`);
+    }
+    // MongoDB reads a limit of 0 as "no limit".
+    if (options.limit === 0) return [];
+    const query = mongoFilter(this.def, filter);
+    const sort = mongoSort(this.def, options);
+    // An empty projection would mean "every field": ask for _id alone instead.
+    const fields = projection && Object.keys(projection).length === 0 ? { _id: 1 } : projection;
+    return this.context.guard(() => this.model.find(query, fields, { session: this.context.session(), sort, limit: options.limit }).lean<Stored[]>().exec());
   }
 
   private async write<R>(operation: () => Promise<R>): Promise<R> {

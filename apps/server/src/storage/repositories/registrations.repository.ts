@@ -19,10 +19,6 @@ export class RegistrationsRepository {
     return this.registrations.findOne({ id, expiresAt: { gt: now } });
   }
 
-  pendingForDevice(deviceId: string, now: Date): Promise<RegistrationRecord[]> {
-    return this.registrations.find({ deviceId, status: 'pending', expiresAt: { gt: now } });
-  }
-
   pendingForScopes(ownerScopes: readonly string[], now: Date): Promise<RegistrationRecord[]> {
     if (ownerScopes.length === 0) return Promise.resolve([]);
     return this.registrations.find(
@@ -33,6 +29,15 @@ export class RegistrationsRepository {
 
   countPendingForScope(ownerScope: string, now: Date): Promise<number> {
     return this.registrations.count({ ownerScope, status: 'pending', expiresAt: { gt: now } });
+  }
+
+  countPendingForScopeFromSource(ownerScope: string, sourceAddress: string, now: Date): Promise<number> {
+    return this.registrations.count({ ownerScope, status: 'pending', sourceAddress, expiresAt: { gt: now } });
+  }
+
+  /** One request for a device id was approved: the other pending ones for that id lose. */
+  rejectOtherPendingForDevice(deviceId: string, approvedId: string, decidedBy: string): Promise<number> {
+    return this.registrations.updateMany({ deviceId, status: 'pending', id: { ne: approvedId } }, { status: 'rejected', decidedBy });
   }
 
   /** Conditional update: true only for the caller whose `expected` state still held. */
@@ -48,10 +53,6 @@ export class RegistrationsRepository {
   /** Organization deleted: nobody can approve its pending requests any more. */
   rejectPendingForOwnerScope(ownerScope: string, decidedBy: string): Promise<number> {
     return this.registrations.updateMany({ ownerScope, status: 'pending' }, { status: 'rejected', decidedBy });
-  }
-
-  delete(id: string): Promise<boolean> {
-    return this.registrations.deleteOne({ id });
   }
 
   purgeExpired(now: Date): Promise<number> {

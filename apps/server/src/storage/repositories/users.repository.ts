@@ -2,6 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { Storage } from '../storage.port';
 import { USERS, UserRecord } from '../records';
 
+/** Who an account is bound to: a `sub` at one issuer, or nobody (both null). */
+export interface SubjectBinding {
+  subject: string | null;
+  subjectIssuer: string | null;
+}
+
 @Injectable()
 export class UsersRepository {
   private readonly users;
@@ -20,6 +26,14 @@ export class UsersRepository {
 
   update(email: string, set: Partial<UserRecord>): Promise<boolean> {
     return this.users.updateOne({ id: email }, set);
+  }
+
+  /**
+   * Compare-and-set of the identity binding: writes `next` only if the account is still bound as
+   * `expected` was read (null: unbound), so of two first sign-ins racing, one binds.
+   */
+  rebindSubject(email: string, expected: SubjectBinding, next: SubjectBinding): Promise<boolean> {
+    return this.users.updateOne({ id: email, subject: expected.subject, subjectIssuer: expected.subjectIssuer }, next);
   }
 
   list(filter: { active?: boolean }): Promise<UserRecord[]> {

@@ -1,0 +1,101 @@
+import { CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, isScope, parseVariables } from '@svc/common';
+import { LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parsePin, RUNTIME_VARIABLES } from './runtime-variables';
+
+type Env = Record<string, string | undefined>;
+
+/** Flags of `svc runtime run`, as node:util parseArgs gives them. */
+export interface RunFlags {
+  server?: string;
+  owner?: string;
+  'device-id'?: string;
+  'poll-interval'?: string;
+  'approval-timeout'?: string;
+  tunnel?: string;
+  ca?: string;
+  pin?: string;
+  'log-level'?: string;
+  reregister?: boolean;
+}
+
+export interface RuntimeConfig {
+  serverUrl: URL;
+  /** Requested owner scope; undefined means "ask on the terminal". */
+  owner?: string;
+  deviceId?: string;
+  pollIntervalMs: number;
+  approvalTimeoutMs: number;
+  /** Overrides the tunnel address discovered through GET /auth/config. */
+  tunnel?: { host: string; port: number };
+  caFile?: string;
+  /** Pinned leaf certificate fingerprint (lower-case hex); when set it alone decides trust. */
+  pin?: string;
+  logLevel: LogLevel;
+  reregister: boolean;
+  /** SVC_API_KEY: used before the credentials file, never written to it. */
+  envApiKey?: string;
+  configDir: string;
+  credentialsPath: string;
+}
+
+/** Flags beat variables; every bad value is reported at once, naming the flag or variable. */
+export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
+  const problems: string[] = [];
+  const client = collect(problems, () => parseVariables(CLIENT_VARIABLES, env));
+  const vars = { ...client, ...collect(problems, () => parseVariables(RUNTIME_VARIABLES, env)) };
+  const flag = <T>(name: keyof RunFlags, parse: (raw: string) => T): T | undefined => {
+    const raw = flags[name];
+    if (typeof raw !== 'string') return undefined;
+    return collect(problems, () => parse(raw), `--${name}`);
+  };
+
+  const serverText = flags.server ?? vars.serverUrl;
+  const serverUrl = serverText === undefined ? undefined : collect(problems, () => parseServerUrl(serverText), '--server');
+  if (serverText === undefined) problems.push('the server address is required: --server <url> or SVC_SERVER_URL');
+  const owner = flag('owner', (raw) => {
+    if (!isScope(raw)) throw new Error('must be a scope: user:<email> or org:<org_id>');
+    return raw;
+  });
+  const config: Omit<RuntimeConfig, 'serverUrl'> = {
+    owner: owner ?? vars.ownerReference,
+    deviceId: flags['device-id'],
+    pollIntervalMs: flag('poll-interval', parseDuration) ?? vars.pollInterval ?? 10_000,
+    approvalTimeoutMs: flag('approval-timeout', parseDuration) ?? vars.approvalTimeout ?? 3_600_000,
+    tunnel: flag('tunnel', parseHostPort),
+    caFile: flags.ca ?? vars.caFile,
+    pin: flag('pin', parsePin) ?? vars.pin,
+    logLevel: flag('log-level', parseLogLevel) ?? vars.logLevel ?? 'info',
+    reregister: flags.reregister === true,
+    envApiKey: vars.apiKey,
+    configDir: configDirectory(env),
+    credentialsPath: credentialsFilePath(env),
+  };
+  if (problems.length > 0 || serverUrl === undefined) throw new ConfigError(problems);
+  return { ...config, serverUrl };
+}
+
+function parseServerUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('must be an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must use https or http');
+  return url;
+}
+
+function parseLogLevel(raw: string): LogLevel {
+  const level = raw.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return level as LogLevel;
+}
+
+function collect<T>(problems: string[], work: () => T, label?: string): T | undefined {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ConfigError) problems.push(...error.problems);
+    else problems.push(label ? `${label}: ${(error as Error).message}` : (error as Error).message);
+    return undefined;
+  }
+}

@@ -1,0 +1,49 @@
+import { v, VariableSpec } from '@svc/common';
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `10`, `10s`, `500ms`, `60m`, `1h` → milliseconds; a bare number is seconds. */
+export function parseDuration(raw: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!match) throw new Error('must be a duration such as 10s, 500ms, 60m or 1h');
+  const factors: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const factor = factors[match[2] ?? 's'];
+  const ms = Math.round(Number(match[1]) * factor);
+  if (ms < 1) throw new Error('must be at least 1ms');
+  return ms;
+}
+
+function duration(name: string, description: string, dflt: string): VariableSpec<number> {
+  return { name, type: 'duration', defaultText: `\`${dflt}\``, description, parse: (raw) => parseDuration(raw ?? dflt) };
+}
+
+/** `sha256:<hex>` or bare hex, colons allowed (as `openssl x509 -fingerprint` prints it) → lower-case hex. */
+export function parsePin(raw: string): string {
+  const hex = raw.trim().replace(/^sha256:/i, '').replace(/:/g, '').toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error('must be a SHA-256 certificate fingerprint: sha256:<64 hex digits>');
+  return hex;
+}
+
+/** `host:port` (IPv6 as `[::1]:8084`). */
+export function parseHostPort(raw: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw.trim());
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535) throw new Error('must be host:port');
+  return { host: match[1] ?? match[2], port };
+}
+
+/**
+ * Variables only the runtime reads (the shared client ones, SVC_SERVER_URL, SVC_API_KEY and
+ * OWNER_REFERENCE, live in CLIENT_VARIABLES). Command-line flags override them.
+ */
+export const RUNTIME_VARIABLES = {
+  caFile: v.string('SVC_CA_FILE', 'PEM file of the CA that signed the server certificate (flag `--ca`).'),
+  pin: {
+    ...v.string('SVC_SERVER_FINGERPRINT', 'Pinned SHA-256 fingerprint of the server leaf certificate, `sha256:<hex>` (flag `--pin`).'),
+    parse: (raw: string | undefined) => (raw === undefined ? undefined : parsePin(raw)),
+  },
+  pollInterval: duration('SVC_REGISTRATION_POLL_INTERVAL', 'How often a registering runtime asks whether it was approved (flag `--poll-interval`).', '10s'),
+  approvalTimeout: duration('SVC_APPROVAL_TIMEOUT', 'How long a registering runtime waits for approval (flag `--approval-timeout`).', '60m'),
+  logLevel: v.oneOf('RUST_LOG', 'Log level of the runtime (flag `--log-level`).', LOG_LEVELS, 'info'),
+};

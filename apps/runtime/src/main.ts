@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+import { logoutRuntime, runRuntime } from './runtime-command';
+
+
+const USAGE = `Usage: svc runtime <command>
+
+Commands:
+  run      register this device (once) and keep its tunnel to the server open
+  logout   remove this device's credentials
+
+"svc runtime <command> --help" shows a command's options.`;
+
+/** `node apps/runtime/dist/main.js run|logout [flags]`; `svc runtime …` wraps the same functions. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === 'run') return runRuntime(rest);
+  if (command === 'logout') return logoutRuntime(rest);
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  process.stderr.write(`Unknown command "${command}".\n${USAGE}\n`);
+  return 2;
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,96 @@
+import type { Readable, Writable } from 'node:stream';
+import type { RuntimeConfig } from './config/runtime-config';
+import { handleExec } from './handlers/exec-handler';
+import { ServerApi } from './http/server-api';
+import { RuntimeLogger } from './logging/runtime-logger';
+import { DeviceStore } from './registration/device-store';
+import { terminalOwnerPrompt } from './registration/owner-prompt';
+import { registerDevice } from './registration/register-device';
+import { EXIT_CODES, ExitCode, RuntimeExit } from './runtime-exit';
+import { BOOT_ID, runtimeVersion } from './runtime-version';
+import { OperationRegistry } from './supervisor/operation-registry';
+import { acquireRuntimeLock } from './supervisor/runtime-lock';
+import { Backoff } from './tunnel/backoff';
+import { StreamRouter } from './tunnel/stream-router';
+import { loadTunnelTrust } from './tunnel/tls-trust';
+import { openTunnel } from './tunnel/tunnel-connection';
+import { discoverTunnel } from './tunnel/tunnel-discovery';
+import { runTunnelLoop } from './tunnel/tunnel-loop';
+import { sleep } from './util/abortable';
+
+export interface RuntimeIo {
+  stdin: Readable & { isTTY?: boolean };
+  /** For the person at the device: the fingerprint to compare, the approval. */
+  stdout: Writable;
+  /** JSON-lines logs, and the one line that says why the runtime stopped. */
+  stderr: Writable;
+}
+
+/**
+ * `svc runtime run`: one runtime per device (lock), a key (SVC_API_KEY, the credentials file, or
+ * a registration), then the tunnel until `signal` aborts. A refused key ends it (exit 3) unless
+ * `--reregister` says to register again with the same identity.
+ */
+export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: RuntimeLogger, signal: AbortSignal): Promise<ExitCode> {
+  let trust;
+  try {
+    trust = loadTunnelTrust(config.caFile, config.pin);
+  } catch (error) {
+    throw new RuntimeExit(EXIT_CODES.usage, (error as Error).message);
+  }
+  const api = new ServerApi(config.serverUrl, trust.ca);
+  const store = new DeviceStore(config.credentialsPath);
+  const lock = acquireRuntimeLock(config.configDir);
+  const operations = new OperationRegistry();
+  const router = new StreamRouter({ exec: handleExec }, operations, log);
+  const runtime = { version: runtimeVersion(), boot_id: BOOT_ID };
+  log.info('runtime starting', { version: runtime.version, server: config.serverUrl.origin, credentials: config.credentialsPath });
+  try {
+    for (;;) {
+      const apiKey = config.envApiKey ?? store.read().api_key ?? (await register(config, io, log, api, store, signal));
+      if (apiKey === undefined) return EXIT_CODES.ok;
+      const end = await runTunnelLoop(
+        {
+          connect: async () => openTunnel({ target: config.tunnel ?? (await discoverTunnel(api)), trust, apiKey, runtime, router, operations, log }),
+          backoff: new Backoff(),
+          log,
+          sleep,
+          now: Date.now,
+        },
+        signal,
+      );
+      if (end === 'stopped') return EXIT_CODES.ok;
+      if (config.envApiKey !== undefined) {
+        throw new RuntimeExit(EXIT_CODES.keyRefused, 'The server refused the API key in SVC_API_KEY (device rejected, removed or re-keyed); not retrying');
+      }
+      if (!config.reregister) {
+        throw new RuntimeExit(
+          EXIT_CODES.keyRefused,
+          "The server refused this device's API key (device rejected, removed or re-keyed); not retrying. Run with --reregister to register again",
+        );
+      }
+      log.warn('API key refused; registering again (--reregister)');
+      store.update((device) => delete device.api_key);
+    }
+  } finally {
+    lock.release();
+    log.info('runtime stopped');
+  }
+}
+
+async function register(config: RuntimeConfig, io: RuntimeIo, log: RuntimeLogger, api: ServerApi, store: DeviceStore, signal: AbortSignal): Promise<string | undefined> {
+  const registered = await registerDevice(
+    { owner: config.owner, deviceId: config.deviceId, pollIntervalMs: config.pollIntervalMs, approvalTimeoutMs: config.approvalTimeoutMs },
+    {
+      api,
+      store,
+      log,
+      say: (line) => io.stdout.write(`${line}\n`),
+      askOwner: terminalOwnerPrompt(io.stdin, io.stdout),
+      sleep,
+      now: Date.now,
+    },
+    signal,
+  );
+  return registered?.apiKey;
+}

@@ -1,0 +1,144 @@
+import * as http2 from 'node:http2';
+import { connect, TLSSocket } from 'node:tls';
+import {
+  encodeHello,
+  HELLO_UNAUTHORIZED,
+  parseHelloResponse,
+  readHello,
+  TUNNEL_HTTP2,
+  TUNNEL_LIMITS,
+  TUNNEL_PROTOCOL_VERSION,
+} from '@svc/common';
+import type { RuntimeLogger } from '../logging/runtime-logger';
+import type { OperationRegistry } from '../supervisor/operation-registry';
+import type { StreamRouter } from './stream-router';
+import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
+
+const CONNECT_TIMEOUT_MS = 15_000;
+/** How long a graceful close waits for streams to finish before cutting the connection. */
+const CLOSE_GRACE_MS = 2000;
+
+export interface TunnelTarget {
+  host: string;
+  port: number;
+}
+
+export interface TunnelConnectOptions {
+  target: TunnelTarget;
+  trust: TunnelTrust;
+  apiKey: string;
+  runtime: { version: string; boot_id: string };
+  router: StreamRouter;
+  operations: OperationRegistry;
+  log: RuntimeLogger;
+}
+
+/** The server answered the hello with "unauthorized": the key is unknown, revoked or rejected. */
+export class TunnelRefusedError extends Error {
+  constructor() {
+    super('The server refused this device API key (device rejected, removed or re-keyed)');
+    this.name = 'TunnelRefusedError';
+  }
+}
+
+export interface OpenTunnel {
+  deviceId: string;
+  heartbeatSecs: number;
+  /** Settles with the reason once the tunnel is gone, whoever ended it. */
+  closed: Promise<string>;
+  /** Clean shutdown: in-flight operations stopped and reaped, streams closed, then the socket. */
+  close(): Promise<void>;
+}
+
+/**
+ * One tunnel: TLS (trust checked before any byte is sent), the hello, then this runtime becomes
+ * the HTTP/2 server on the same socket and the server opens a stream per operation. A tunnel that
+ * hears no PING for 3 heartbeats is declared dead, so a silently broken path is noticed in 30 s.
+ */
+export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTunnel> {
+  const { target, trust, log } = options;
+  const socket = await connectTls(target, trust);
+  let answer;
+  try {
+    const answered = readHello(socket);
+    // HTTP/2 takes over the socket's native handle next; no write may still be in flight then.
+    await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime }), resolve));
+    answer = parseHelloResponse(await answered);
+  } catch (error) {
+    socket.destroy();
+    throw error;
+  }
+  if (!answer.ok) {
+    socket.destroy();
+    if (answer.error === HELLO_UNAUTHORIZED) throw new TunnelRefusedError();
+    throw new Error(`server refused the tunnel: ${answer.error}`);
+  }
+
+  const server = http2.createServer({
+    settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams },
+  });
+  let session: http2.ServerHttp2Session | undefined;
+  server.on('session', (s: http2.ServerHttp2Session) => {
+    session = s;
+    s.on('connect', () => s.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
+  });
+  server.on('stream', (stream, headers) => options.router.handle(stream, headers));
+  server.emit('connection', socket);
+
+  let settle!: (reason: string) => void;
+  const closed = new Promise<string>((resolve) => (settle = resolve));
+  const deadAfterMs = answer.heartbeat_secs * TUNNEL_LIMITS.runtimeDeadAfterBeats * 1000;
+  const watchdog = setTimeout(() => end(`no keep-alive from the server for ${deadAfterMs / 1000} s`), deadAfterMs);
+  let shuttingDown = false;
+  const end = (reason: string) => {
+    clearTimeout(watchdog);
+    session?.destroy();
+    socket.destroy();
+    settle(shuttingDown ? 'shutdown' : reason);
+  };
+  session?.on('ping', () => {
+    watchdog.refresh();
+  });
+  session?.on('error', (error) => log.debug('tunnel session error', { error }));
+  session?.on('goaway', (code) => log.info('server closing the tunnel', { code }));
+  session?.on('close', () => end('tunnel session closed'));
+  socket.on('error', (error) => end(`tunnel connection failed: ${error.message}`));
+  socket.on('close', () => end('tunnel connection closed by the server'));
+
+  return {
+    deviceId: answer.device_id,
+    heartbeatSecs: answer.heartbeat_secs,
+    closed,
+    async close() {
+      shuttingDown = true;
+      await options.operations.abortAll('shutdown');
+      const cut = setTimeout(() => end('shutdown'), CLOSE_GRACE_MS);
+      session?.close(() => end('shutdown'));
+      await closed;
+      clearTimeout(cut);
+    },
+  };
+}
+
+function connectTls(target: TunnelTarget, trust: TunnelTrust): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(tlsConnectOptions(target.host, target.port, trust));
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`no TLS connection to ${target.host}:${target.port} within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+    const onError = (error: Error) => fail(new Error(`TLS connection to ${target.host}:${target.port} failed: ${error.message}`));
+    socket.once('error', onError);
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      // Later errors are handled by whoever holds the socket; none may go unheard.
+      socket.on('error', () => undefined);
+      const distrust = untrustedReason(socket, trust);
+      if (distrust) fail(new Error(distrust));
+      else resolve(socket);
+    });
+  });
+}

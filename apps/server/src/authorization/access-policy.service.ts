@@ -1,0 +1,182 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  Capability,
+  ConflictError,
+  deviceGrant,
+  DeviceNotFoundError,
+  ForbiddenError,
+  grantAllows,
+  isOrgId,
+  NotFoundError,
+  OrgCapability,
+  orgDecision,
+  OrgRole,
+  OrgSubject,
+  ownerChangeRefusal,
+  parseScope,
+  toToolRole,
+} from '@svc/common';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { MembershipsRepository } from '../storage/repositories/memberships.repository';
+import { OrgsRepository } from '../storage/repositories/orgs.repository';
+import { callerAccess } from '../storage/repositories/device-access-scope';
+import { DeviceRecord, DeviceShare, OrgRecord } from '../storage/records';
+import type { Principal, UserPrincipal } from '../auth/principal';
+
+export interface AuthorizedDevice {
+  device: DeviceRecord;
+  role: OrgRole;
+  /** Holds `device:own`: the owning user, or an admin of the owning organization. */
+  owner: boolean;
+}
+
+/** The fields an owner change writes: the new owner, and no shares (they are reset). */
+export interface OwnerChange {
+  ownerScope: string;
+  shares: DeviceShare[];
+  allowedScopes: string[];
+}
+
+/** What approving a re-registration does to the owner: `ownerChange` null means it stays. */
+export interface RekeyPlan {
+  ownerScope: string;
+  ownerChange: OwnerChange | null;
+}
+
+const NOT_OWNER = 'Access denied: only the owner of a device (the owning user, or an admin of its owning organization) may change its owner';
+const NOT_A_DEVICE_CREDENTIAL = 'Access denied: admin is not a device credential; organization membership required';
+
+const ORG_REFUSALS: Record<OrgCapability, string> = {
+  'org:view': 'Access denied',
+  'org:devices': 'Access denied: organization membership required',
+  'org:manage': 'Access denied: organization admin role required',
+  'org:move-devices': 'Access denied: organization admin role required',
+  'org:delete': 'Access denied: only the owner or a server administrator may delete an organization',
+};
+const DEVICE_ORG_CAPABILITIES: readonly OrgCapability[] = ['org:devices', 'org:move-devices'];
+
+/** The new owner keeps none of the old owner's grants. Also used when a deleted organization's devices pass to its owner. */
+export function ownerChangeFields(toScope: string): OwnerChange {
+  return { ownerScope: toScope, shares: [], allowedScopes: [] };
+}
+
+/**
+ * The one authorization policy: every device, organization and ownership decision of every entry
+ * point (REST, tunnel, MCP) is made here, from the pure rules in `@svc/common` (access.ts,
+ * roles.ts). Deny unless allowed; a device the caller cannot reach is "not found"; server
+ * administration is never a device credential.
+ */
+@Injectable()
+export class AccessPolicy {
+  constructor(
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
+    private readonly devices: DevicesRepository,
+    private readonly orgs: OrgsRepository,
+    private readonly memberships: MembershipsRepository,
+  ) {}
+
+  /**
+   * Resolves a `device` parameter (id or name) among the devices the caller reaches, through one
+   * scoped query, and requires `capability`. A reference matching several reachable devices (two
+   * names, or one's id and another's name) is a conflict naming their ids.
+   */
+  async requireDevice(principal: Principal, ref: string, capability: Capability): Promise<AuthorizedDevice> {
+    const user = deviceCaller(principal);
+    const matches = await this.devices.findByIdOrName(callerAccess(user.scopes), ref);
+    if (matches.length === 0) throw new DeviceNotFoundError();
+    if (matches.length > 1) {
+      const ids = matches.map((d) => d.id).sort();
+      throw new ConflictError(`Device reference "${ref}" matches ${ids.length} devices (ids: ${ids.join(', ')}); use the device id`);
+    }
+    return this.authorizeDevice(user, matches[0], capability);
+  }
+
+  /** The same decision for a device already loaded (for example by id, for a registration). */
+  authorizeDevice(principal: Principal, device: DeviceRecord, capability: Capability): AuthorizedDevice {
+    const grant = deviceGrant(deviceCaller(principal), device);
+    if (grant === null) throw new DeviceNotFoundError();
+    if (!grantAllows(grant, capability)) {
+      throw new ForbiddenError(capability === 'device:own' ? NOT_OWNER : `Access denied: your role (${toToolRole(grant.role)}) does not allow ${capability}`);
+    }
+    return { device, ...grant };
+  }
+
+  /** Non-members do not see an organization (404); visible but not allowed is 403. */
+  async requireOrg(principal: Principal, orgId: string, capability: OrgCapability): Promise<OrgRecord> {
+    const org = typeof orgId === 'string' && isOrgId(orgId) ? await this.orgs.findById(orgId) : null;
+    const subject = orgSubject(principal);
+    const decision = org ? orgDecision(subject, org, capability) : 'hidden';
+    if (decision === 'hidden') throw new NotFoundError('Organization not found');
+    if (decision === 'forbidden') {
+      const adminOnly = subject.serverAdmin && !subject.memberships.some((m) => m.orgId === orgId);
+      throw new ForbiddenError(adminOnly && DEVICE_ORG_CAPABILITIES.includes(capability) ? NOT_A_DEVICE_CREDENTIAL : ORG_REFUSALS[capability]);
+    }
+    return org!;
+  }
+
+  /** The organizations a caller may list: its own, or all of them for server administrators. */
+  visibleOrgIds(principal: Principal): readonly string[] | 'all' {
+    const subject = orgSubject(principal);
+    return subject.serverAdmin ? 'all' : subject.memberships.map((m) => m.orgId);
+  }
+
+  /**
+   * Every owner change (organization moves, re-registration) passes here: only the owner, only to
+   * a scope it speaks for, and with cross-organization sharing off, never into an organization
+   * while shared outside it. Returns the fields to write: the shares are reset.
+   */
+  async authorizeOwnerChange(principal: UserPrincipal, device: DeviceRecord, toScope: string): Promise<OwnerChange> {
+    const refusal = ownerChangeRefusal(principal, device, toScope);
+    if (refusal === 'same-owner') throw new ConflictError(`Device already belongs to ${toScope}`);
+    if (refusal === 'not-owner') throw new ForbiddenError(NOT_OWNER);
+    if (refusal === 'target-not-yours') throw new ForbiddenError(`Access denied: you may not make ${toScope} the owner of a device`);
+    const target = parseScope(toScope);
+    if (target?.kind === 'org' && !this.config.allowCrossOrgDeviceSharing) {
+      for (const share of device.shares) {
+        if (share.scope !== toScope && (await this.isOutside(target.orgId, share.scope))) {
+          throw new ConflictError(`Device is shared with ${share.scope}, outside ${target.orgId}; remove that share first (cross-organization sharing is disabled)`);
+        }
+      }
+    }
+    return ownerChangeFields(toScope);
+  }
+
+  /**
+   * Approving a registration request for a device id that is already registered (a re-key) needs
+   * `device:manage` on that device. The owner stays unless the approver owns the device, and then
+   * the requested owner goes through `authorizeOwnerChange` like any other owner change.
+   */
+  async planRekey(principal: UserPrincipal, existing: DeviceRecord, requestedScope: string): Promise<RekeyPlan> {
+    if (deviceGrant(principal, existing) === null) throw new ConflictError(`Device id ${existing.id} is already registered`);
+    const { owner } = this.authorizeDevice(principal, existing, 'device:manage');
+    if (!owner || requestedScope === existing.ownerScope) return { ownerScope: existing.ownerScope, ownerChange: null };
+    const ownerChange = await this.authorizeOwnerChange(principal, existing, requestedScope);
+    return { ownerScope: requestedScope, ownerChange };
+  }
+
+  /** With ALLOW_CROSS_ORG_DEVICE_SHARING=false an organization's device is shared only with its members. */
+  async requireShareAllowed(device: Pick<DeviceRecord, 'ownerScope'>, scope: string): Promise<void> {
+    if (this.config.allowCrossOrgDeviceSharing) return;
+    const owner = parseScope(device.ownerScope);
+    if (owner?.kind === 'org' && (await this.isOutside(owner.orgId, scope))) {
+      throw new ForbiddenError(`Access denied: ${scope} is outside organization ${owner.orgId} and cross-organization sharing is disabled`);
+    }
+  }
+
+  private async isOutside(orgId: string, scope: string): Promise<boolean> {
+    const target = parseScope(scope);
+    return target?.kind !== 'user' || (await this.memberships.find(orgId, target.email)) === null;
+  }
+}
+
+/** Devices are reached only through a user's own scopes; the admin key reaches none. */
+function deviceCaller(principal: Principal): UserPrincipal {
+  if (principal.kind !== 'user') throw new ForbiddenError('Access denied: admin is not a device credential');
+  return principal;
+}
+
+function orgSubject(principal: Principal): OrgSubject {
+  if (principal.kind !== 'user') return { email: null, serverAdmin: true, memberships: [] };
+  return { email: principal.email, serverAdmin: principal.admin, memberships: principal.memberships };
+}

@@ -1,0 +1,80 @@
+/**
+ * The query of devices_list (`GET /devices`): filters, and keyset paging with an opaque cursor.
+ * Without `limit` and `cursor` the answer is the specification's array; with either it is a page.
+ */
+import { InvalidInputError, parseScope, scopeForPrincipalName } from '@svc/common';
+
+export const LIST_STATUSES = ['online', 'offline', 'pending'] as const;
+export type ListStatus = (typeof LIST_STATUSES)[number];
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+/** As it arrives in the query string (validated for shape by the DTO). */
+export interface DeviceListInput {
+  limit?: string;
+  cursor?: string;
+  status?: string;
+  owner?: string;
+  name?: string;
+}
+
+/**
+ * Where a page ends: devices come first, by id, then pending requests, by request id. Keyset on id,
+ * so devices inserted or removed meanwhile neither shift nor repeat later pages.
+ */
+export interface ListCursor {
+  phase: 'devices' | 'pending';
+  after: string;
+}
+
+export interface DeviceListQuery {
+  status?: ListStatus;
+  ownerScope?: string;
+  namePrefix?: string;
+  page?: { limit: number; cursor?: ListCursor };
+}
+
+const PHASES: Record<string, ListCursor['phase']> = { d: 'devices', p: 'pending' };
+
+export function parseListQuery(input: DeviceListInput): DeviceListQuery {
+  const query: DeviceListQuery = {};
+  if (input.status !== undefined) {
+    if (!(LIST_STATUSES as readonly string[]).includes(input.status)) throw new InvalidInputError(`status must be one of ${LIST_STATUSES.join(', ')}`);
+    query.status = input.status as ListStatus;
+  }
+  if (input.owner !== undefined) query.ownerScope = ownerScope(input.owner);
+  if (input.name !== undefined) {
+    if (input.name === '') throw new InvalidInputError('name must not be empty');
+    query.namePrefix = input.name;
+  }
+  if (input.limit !== undefined || input.cursor !== undefined) {
+    query.page = { limit: pageSize(input.limit), cursor: input.cursor === undefined ? undefined : decodeCursor(input.cursor) };
+  }
+  return query;
+}
+
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(`${cursor.phase[0]}:${cursor.after}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(text: string): ListCursor {
+  const decoded = /^[A-Za-z0-9_-]{1,600}$/.test(text) ? Buffer.from(text, 'base64url').toString('utf8') : '';
+  const match = /^([dp]):([\x21-\x7e]{0,300})$/.exec(decoded);
+  if (!match || (match[1] === 'd' && match[2] === '')) throw new InvalidInputError('cursor is not one this server issued; start again without it');
+  return { phase: PHASES[match[1]], after: match[2] };
+}
+
+function pageSize(limit: string | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  const size = /^\d{1,4}$/.test(limit) ? Number(limit) : NaN;
+  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) throw new InvalidInputError(`limit must be a whole number between 1 and ${MAX_PAGE_SIZE}`);
+  return size;
+}
+
+/** The owner as listed (`user:<email>`, `org:<id>`), or an e-mail address or organization id. */
+function ownerScope(owner: string): string {
+  const scope = parseScope(owner) ? owner : scopeForPrincipalName(owner);
+  if (!scope) throw new InvalidInputError('owner must be a scope (user:<email> or org:<id>), an e-mail address or an organization id');
+  return scope;
+}

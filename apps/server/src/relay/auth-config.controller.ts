@@ -1,0 +1,29 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/decorators';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { CLI_CLIENT_ID } from '../dev-idp/provider-configuration';
+import { RelayService } from './relay.service';
+
+/**
+ * Discovery for clients and runtimes: where to sign in and where the tunnel listens, with the
+ * certificate fingerprint a runtime can pin. Public: it holds nothing secret.
+ */
+@ApiTags('auth')
+@Public()
+@Controller('auth')
+export class AuthConfigController {
+  constructor(
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
+    private readonly relay: RelayService,
+  ) {}
+
+  @Get('config')
+  authConfig() {
+    const tunnel = this.relay.endpoint();
+    return {
+      oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: CLI_CLIENT_ID },
+      tunnel: tunnel ? { port: tunnel.port, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256 } : null,
+    };
+  }
+}

@@ -1,0 +1,99 @@
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { HelloRequest, TUNNEL_ALPN, TUNNEL_LIMITS } from '@svc/common';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { DeviceRevocations } from '../devices/device-revocations';
+import { hashApiKey } from '../registrations/api-keys';
+import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
+import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier, TunnelSession } from './tunnel-carrier';
+import { loadTunnelCertificate, TunnelCertificate } from './tunnel-certificate';
+import { TlsTcpCarrier } from './tcp/tls-tcp.carrier';
+import { TunnelRegistry } from './tunnel-registry.service';
+import { RELAY_OPTIONS, RelayOptions } from './relay.options';
+
+/** An admission older than this is refused outright: its key check may predate a revocation we no longer remember. */
+const ADMISSION_MAX_AGE_MS = 60_000;
+
+export interface TunnelEndpoint {
+  port: number;
+  alpn: string[];
+  certificateSha256: string;
+  caFile: string;
+}
+
+/**
+ * Starts the carriers on UNIFIED_PORT, authenticates runtimes' hellos (API key hash → device,
+ * under SYSTEM_ACCESS), hands sessions to the registry, and closes a device's tunnel the moment
+ * its key is revoked, including a revocation that lands while that device's key is being checked.
+ */
+@Injectable()
+export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnApplicationShutdown {
+  readonly heartbeatSecs = TUNNEL_LIMITS.heartbeatSecs;
+  private readonly carriers: TunnelCarrier[] = [];
+  private endpointInfo: TunnelEndpoint | null = null;
+  /** Counts revocations; device id → {mark, at} of its last one, kept ADMISSION_MAX_AGE_MS. */
+  private revocationCount = 0;
+  private readonly recentRevocations = new Map<string, { mark: number; at: number }>();
+  private readonly logger = new Logger('Relay');
+
+  constructor(
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
+    @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
+    private readonly registry: TunnelRegistry,
+    private readonly devices: DevicesRepository,
+    revocations: DeviceRevocations,
+  ) {
+    revocations.onRevoked((deviceId) => this.revoked(deviceId));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.options.listen) return;
+    const certificate = await loadTunnelCertificate(this.config);
+    const tcp = new TlsTcpCarrier({ host: this.config.listenHost, port: this.config.unifiedPort, cert: certificate.cert, key: certificate.key });
+    const { port } = await tcp.start(this);
+    this.carriers.push(tcp);
+    this.endpointInfo = { port, alpn: [TUNNEL_ALPN], certificateSha256: certificate.sha256, caFile: certificate.certFile };
+    this.logCertificate(certificate, port);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.registry.closeAll('server shutting down');
+    await Promise.all(this.carriers.splice(0).map((carrier) => carrier.close()));
+  }
+
+  /** Where runtimes connect and how they trust it; null when this process does not listen. */
+  endpoint(): TunnelEndpoint | null {
+    return this.endpointInfo;
+  }
+
+  async authenticate(hello: HelloRequest): Promise<TunnelAdmission | null> {
+    const startedAt = performance.now();
+    const revocationMark = this.revocationCount;
+    const device = await this.devices.findByApiKeyHash(SYSTEM_ACCESS, hashApiKey(hello.api_key));
+    return device ? { deviceId: device.id, startedAt, revocationMark } : null;
+  }
+
+  accepted(session: TunnelSession, admission: TunnelAdmission): void {
+    const revocation = this.recentRevocations.get(admission.deviceId);
+    const stale = performance.now() - admission.startedAt > ADMISSION_MAX_AGE_MS;
+    if (stale || (revocation !== undefined && revocation.mark > admission.revocationMark)) {
+      session.close('device revoked while its key was checked');
+      return;
+    }
+    this.registry.register(session);
+  }
+
+  private revoked(deviceId: string): void {
+    const now = performance.now();
+    for (const [id, { at }] of this.recentRevocations) if (now - at > ADMISSION_MAX_AGE_MS) this.recentRevocations.delete(id);
+    this.recentRevocations.set(deviceId, { mark: ++this.revocationCount, at: now });
+    this.registry.revoke(deviceId);
+  }
+
+  private logCertificate(certificate: TunnelCertificate, port: number): void {
+    const origin = certificate.generated ? 'generated a self-signed (staging) certificate' : 'using certificate';
+    this.logger.log(`tunnel listener on ${this.config.listenHost}:${port}/tcp (ALPN ${TUNNEL_ALPN}); ${origin} ${certificate.certFile}`);
+    this.logger.log(`tunnel certificate SHA-256 fingerprint: ${certificate.sha256} (runtimes: --pin sha256:${certificate.sha256} or --ca ${certificate.certFile})`);
+  }
+}

@@ -1,0 +1,143 @@
+import { ClientHttp2Session, ClientHttp2Stream, constants as h2 } from 'node:http2';
+import { Logger } from '@nestjs/common';
+import {
+  DeviceOfflineError,
+  DomainError,
+  encodeStreamArgs,
+  HelloRequest,
+  TUNNEL_HEADERS,
+  TUNNEL_LIMITS,
+  tunnelPath,
+} from '@svc/common';
+import type { StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
+import { deviceError } from '../device-error';
+
+/** A refusal body larger than this is cut: it only carries `{code, message}`. */
+const MAX_REFUSAL_BYTES = 16 * 1024;
+
+/**
+ * A tunnel over reverse HTTP/2: the server is the HTTP/2 client on the socket the runtime dialed,
+ * so each operation is a request stream toward the device. Pings every heartbeat keep NATs open
+ * and detect a dead path: a ping unanswered for `serverDeadAfterBeats` heartbeats closes it.
+ */
+export class H2TunnelSession implements TunnelSession {
+  readonly carrier = 'tcp' as const;
+  private closedReason: string | null = null;
+  private readonly closeListeners: ((reason: string) => void)[] = [];
+  private readonly heartbeat: NodeJS.Timeout;
+  private lastPongAt = Date.now();
+  private pingInFlight = false;
+  private readonly logger = new Logger('TunnelSession');
+
+  constructor(
+    readonly deviceId: string,
+    readonly runtime: HelloRequest['runtime'],
+    readonly remoteAddress: string,
+    private readonly session: ClientHttp2Session,
+    heartbeatSecs: number,
+  ) {
+    session.on('close', () => this.finish('connection closed'));
+    session.on('goaway', () => this.finish('device sent GOAWAY'));
+    session.on('error', (err) => this.finish(`connection error: ${err.message}`));
+    const beatMs = heartbeatSecs * 1000;
+    this.heartbeat = setInterval(() => this.beat(beatMs), beatMs);
+    this.heartbeat.unref();
+  }
+
+  async openStream(request: StreamRequest): Promise<TunnelStream> {
+    if (this.closedReason !== null || this.session.closed || this.session.destroyed) throw new DeviceOfflineError();
+    let stream: ClientHttp2Stream;
+    try {
+      stream = this.session.request({
+        [h2.HTTP2_HEADER_METHOD]: 'POST',
+        [h2.HTTP2_HEADER_PATH]: tunnelPath(request.op),
+        [TUNNEL_HEADERS.args]: encodeStreamArgs(request.args),
+        [TUNNEL_HEADERS.requestId]: request.requestId,
+        [TUNNEL_HEADERS.actor]: request.actor,
+      });
+    } catch {
+      throw new DeviceOfflineError();
+    }
+    const status = await responseStatus(stream);
+    if (status !== 200) throw await refusal(stream, status);
+    return { body: stream, abort: () => stream.close(h2.NGHTTP2_CANCEL) };
+  }
+
+  close(reason: string): void {
+    if (this.closedReason !== null) return;
+    this.finish(reason);
+  }
+
+  onClosed(listener: (reason: string) => void): void {
+    if (this.closedReason !== null) listener(this.closedReason);
+    else this.closeListeners.push(listener);
+  }
+
+  private beat(beatMs: number): void {
+    if (Date.now() - this.lastPongAt > TUNNEL_LIMITS.serverDeadAfterBeats * beatMs) {
+      this.finish('keep-alive timeout');
+      return;
+    }
+    if (this.pingInFlight) return;
+    this.pingInFlight = true;
+    try {
+      this.session.ping((err) => {
+        this.pingInFlight = false;
+        if (!err) this.lastPongAt = Date.now();
+      });
+    } catch {
+      this.finish('connection closed');
+    }
+  }
+
+  private finish(reason: string): void {
+    if (this.closedReason !== null) return;
+    this.closedReason = reason;
+    clearInterval(this.heartbeat);
+    if (!this.session.destroyed) this.session.destroy();
+    this.logger.debug(`session of ${this.deviceId} closed: ${reason}`);
+    for (const listener of this.closeListeners.splice(0)) listener(reason);
+  }
+}
+
+function responseStatus(stream: ClientHttp2Stream): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onResponse = (headers: Record<string, unknown>) => {
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      resolve(Number(headers[h2.HTTP2_HEADER_STATUS]));
+    };
+    const onError = () => {
+      stream.off('response', onResponse);
+      stream.off('close', onClose);
+      reject(new DeviceOfflineError());
+    };
+    const onClose = () => onError();
+    stream.once('response', onResponse);
+    stream.once('error', onError);
+    stream.once('close', onClose);
+  });
+}
+
+/** The device refused the stream: its `{code, message}` body becomes the domain error it names. */
+async function refusal(stream: ClientHttp2Stream, status: number): Promise<DomainError> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_REFUSAL_BYTES) break;
+      chunks.push(chunk);
+    }
+  } catch {
+    // The body is best effort; the status alone still makes an error.
+  }
+  stream.close(h2.NGHTTP2_CANCEL);
+  let body: { code?: unknown; message?: unknown } = {};
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    // Not JSON: fall back to a generic message below.
+  }
+  return deviceError(body, `Device refused the operation (HTTP ${status})`);
+}

@@ -1,0 +1,94 @@
+import { Logger } from '@nestjs/common';
+import { ManualClock } from '../common/clock';
+import type { StreamRequest, TunnelSession, TunnelStream } from './tunnel-carrier';
+import { InProcessTunnelDirectory } from './tunnel-directory';
+import { TunnelPresence } from './tunnel-presence';
+import { TunnelRegistry } from './tunnel-registry.service';
+import type { LastSeenRecorder } from './last-seen.recorder';
+
+class FakeSession implements TunnelSession {
+  readonly carrier = 'tcp' as const;
+  readonly runtime = { version: '1.0.0', boot_id: 'b' };
+  readonly remoteAddress = '127.0.0.1';
+  closedWith: string | null = null;
+  private listeners: ((reason: string) => void)[] = [];
+  constructor(
+    readonly deviceId: string,
+    private readonly onClose: (session: FakeSession) => void = () => undefined,
+  ) {}
+  openStream(_request: StreamRequest): Promise<TunnelStream> {
+    throw new Error('not used');
+  }
+  close(reason: string): void {
+    if (this.closedWith !== null) return;
+    this.closedWith = reason;
+    this.onClose(this);
+    for (const l of this.listeners) l(reason);
+  }
+  onClosed(listener: (reason: string) => void): void {
+    this.listeners.push(listener);
+  }
+}
+
+describe('TunnelRegistry', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  let clock: ManualClock;
+  let directory: InProcessTunnelDirectory;
+  let registry: TunnelRegistry;
+  let presence: TunnelPresence;
+  let touched: string[];
+
+  beforeEach(() => {
+    clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
+    directory = new InProcessTunnelDirectory();
+    touched = [];
+    const lastSeen = { touch: (id: string) => touched.push(id) } as unknown as LastSeenRecorder;
+    registry = new TunnelRegistry(directory, lastSeen, clock);
+    presence = new TunnelPresence(directory, clock);
+  });
+
+  const presenceOf = async (id: string) => (await presence.presenceOf([id])).get(id);
+
+  it('reports a registered device online with its uptime, and unreachable once its tunnel closes', async () => {
+    const session = new FakeSession('d1');
+    registry.register(session);
+    clock.advance(61_500);
+    expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 61 });
+    session.close('gone');
+    expect(registry.sessionOf('d1')).toBeUndefined();
+    expect(await presenceOf('d1')).toEqual({ online: false, health: 'unreachable', uptimeSeconds: null });
+    expect(touched).toEqual(['d1', 'd1']);
+  });
+
+  it('has no entry for a device never seen (the port reads that as offline)', async () => {
+    expect(await presenceOf('never')).toBeUndefined();
+  });
+
+  it('replaces a session atomically: the new one is in place before the old one closes', async () => {
+    const first = new FakeSession('d1', () => {
+      // While the old session closes, the device must already be served by the new one.
+      expect(registry.sessionOf('d1')).toBe(second);
+    });
+    const second = new FakeSession('d1');
+    registry.register(first);
+    clock.advance(5_000);
+    registry.register(second);
+    expect(first.closedWith).toBe('replaced by a new connection');
+    expect(second.closedWith).toBeNull();
+    expect(registry.require('d1')).toBe(second);
+    expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 0 });
+  });
+
+  it('revokes: closes the live session and forgets the device', async () => {
+    const session = new FakeSession('d1');
+    registry.register(session);
+    registry.revoke('d1');
+    expect(session.closedWith).toBe('device revoked');
+    expect(() => registry.require('d1')).toThrow('Device is offline');
+    expect(await presenceOf('d1')).toBeUndefined();
+  });
+
+  it('says DEVICE_OFFLINE for a device without a tunnel', () => {
+    expect(() => registry.require('nope')).toThrow(expect.objectContaining({ code: 'DEVICE_OFFLINE' }));
+  });
+});

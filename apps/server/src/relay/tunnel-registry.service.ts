@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { DeviceOfflineError } from '@svc/common';
+import { Clock } from '../common/clock';
+import type { TunnelSession } from './tunnel-carrier';
+import { TunnelDirectory } from './tunnel-directory';
+import { LastSeenRecorder } from './last-seen.recorder';
+
+/**
+ * The tunnels this process holds: device id → live session. Registering a device that already has
+ * a session replaces it atomically: the new session is in place before the old one is closed, so
+ * no request ever finds the device without a tunnel, and the old session's close does not mark
+ * the device lost. The directory learns about every change so other replicas can find the device.
+ */
+@Injectable()
+export class TunnelRegistry {
+  /** Names this process in the tunnel directory. */
+  readonly holder = randomUUID();
+  private readonly live = new Map<string, TunnelSession>();
+  private readonly logger = new Logger('TunnelRegistry');
+
+  constructor(
+    private readonly directory: TunnelDirectory,
+    private readonly lastSeen: LastSeenRecorder,
+    private readonly clock: Clock,
+  ) {}
+
+  register(session: TunnelSession): void {
+    const { deviceId } = session;
+    const previous = this.live.get(deviceId);
+    this.live.set(deviceId, session);
+    session.onClosed((reason) => this.closed(session, reason));
+    this.report(this.directory.connected(deviceId, this.holder, this.clock.now()));
+    this.lastSeen.touch(deviceId);
+    this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
+    previous?.close('replaced by a new connection');
+  }
+
+  /** The live session of a device held by this process. */
+  sessionOf(deviceId: string): TunnelSession | undefined {
+    return this.live.get(deviceId);
+  }
+
+  /** The live session or DEVICE_OFFLINE: what every operation asks before opening a stream. */
+  require(deviceId: string): TunnelSession {
+    const session = this.live.get(deviceId);
+    if (!session) throw new DeviceOfflineError();
+    return session;
+  }
+
+  /** The device's key was revoked (rejected, removed, re-keyed): drop its tunnel now. */
+  revoke(deviceId: string): void {
+    const session = this.live.get(deviceId);
+    this.live.delete(deviceId);
+    this.report(this.directory.forget(deviceId));
+    session?.close('device revoked');
+  }
+
+  /** Closes every tunnel (server shutdown). */
+  closeAll(reason: string): void {
+    for (const session of [...this.live.values()]) session.close(reason);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  private closed(session: TunnelSession, reason: string): void {
+    if (this.live.get(session.deviceId) !== session) return;
+    this.live.delete(session.deviceId);
+    this.report(this.directory.lost(session.deviceId, this.holder, this.clock.now()));
+    this.lastSeen.touch(session.deviceId);
+    this.logger.log(`tunnel down: device ${session.deviceId} (${reason})`);
+  }
+
+  private report(work: Promise<void>): void {
+    work.catch((err: unknown) => this.logger.error(`tunnel directory update failed: ${err instanceof Error ? err.message : String(err)}`));
+  }
+}

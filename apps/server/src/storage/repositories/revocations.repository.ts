@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { Storage } from '../storage.port';
+import { REVOCATIONS, RevocationRecord } from '../records';
+
+/** Revoked device API keys, newest last; expired records are purged by the retention job. */
+@Injectable()
+export class RevocationsRepository {
+  private readonly revocations;
+
+  constructor(storage: Storage) {
+    this.revocations = storage.collection(REVOCATIONS);
+  }
+
+  insert(record: RevocationRecord): Promise<void> {
+    return this.revocations.insert(record);
+  }
+
+  /** Revocations written after `since` by processes other than `origin`, oldest first. */
+  writtenByOthersSince(since: Date, origin: string): Promise<RevocationRecord[]> {
+    return this.revocations.find({ revokedAt: { gt: since }, origin: { ne: origin } }, { sort: { field: 'revokedAt', direction: 'asc' }, limit: 1000 });
+  }
+
+  isRevoked(apiKeyHash: string): Promise<boolean> {
+    return this.revocations.count({ apiKeyHash }).then((n) => n > 0);
+  }
+
+  purgeExpired(now: Date): Promise<number> {
+    return this.revocations.deleteMany({ expiresAt: { lte: now } });
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * JSON Schemas of the operation results (OperationResults in results.ts, as data): the server's
+ * OpenAPI response documents and `svc mcp`'s output schemas are built from these.
+ */
+import type { OperationResults } from './results';
+
+export type JsonSchema = Record<string, unknown>;
+
+const string = { type: 'string' };
+const integer = { type: 'integer' };
+const boolean = { type: 'boolean' };
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, nullable: true });
+const object = (properties: Record<string, JsonSchema>, optional: string[] = []): JsonSchema => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+});
+const array = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+const status = (value: string): JsonSchema => object({ status: { type: 'string', enum: [value] } });
+const role = { type: 'string', enum: ['admin', 'editor', 'viewer'] };
+
+/** A [Batch] answer: the single result, or `{results}` with the result or an error per device. */
+function batched(single: JsonSchema): JsonSchema {
+  const failed = object({ device: string, error: string, code: string });
+  const item = { oneOf: [{ allOf: [object({ device: string }), single] }, failed] };
+  return { oneOf: [single, object({ results: array(item) })] };
+}
+
+const deviceListItem = object(
+  {
+    id: string,
+    name: string,
+    status: { type: 'string', enum: ['online', 'offline', 'pending'] },
+    owner: string,
+    request_id: string,
+    device_id: string,
+    hostname: string,
+    platform: string,
+    requester: string,
+    fingerprint: string,
+    source_address: string,
+    key_mismatch: boolean,
+    registered_fingerprint: nullable(string),
+  },
+  ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint'],
+);
+const deviceStatus = object({ status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }) });
+const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);
+const accessEntry = { oneOf: [object({ email: string, role }), object({ org_id: string, role })] };
+const execResult = object({ output: string, exit_code: integer, timed_out: boolean });
+const job = object({ id: string, enabled: boolean, type: string });
+const deployment = object({ id: string, active: boolean, jobs: array(job) });
+const deploymentStatus = object({ deployment_id: string, status: string, jobs: array(object({ id: string, status: string, health: string })) });
+const forwardSession = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
+
+export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
+  devices_list: array(deviceListItem),
+  devices_approve: object({ status: { type: 'string', enum: ['approved'] }, device_id: string, fingerprint: string }),
+  devices_reject: status('rejected'),
+  device_status: batched(deviceStatus),
+  device_audit_logs: batched(auditLogs),
+  device_access_list: array(accessEntry),
+  device_access_add: status('added'),
+  device_access_remove: status('removed'),
+  device_ls: array(object({ name: string, is_dir: boolean })),
+  device_cp: status('copied'),
+  device_sync: status('synced'),
+  device_exec: batched(execResult),
+  docker_exec: object({ stdout: string, stderr: string, exit_code: integer }),
+  forward_start: object({ session_id: string, device: string, targets: array(string), status: { type: 'string', enum: ['started'] } }),
+  forward_stop: object({ session_id: string, status: { type: 'string', enum: ['stopped'] } }),
+  forward_list: array(forwardSession),
+  device_deploy: status('deployed'),
+  device_undeploy: status('undeployed'),
+  device_deployment_list: batched(object({ deployments: array(deployment) })),
+  device_deployment_new: deployment,
+  device_deployment_show: deployment,
+  device_deployment_rm: status('removed'),
+  device_deployment_active: object({ active_deployment_id: string }),
+  device_deployment_activate: status('activated'),
+  device_deployment_status: batched(deploymentStatus),
+  device_deployment_clone: deployment,
+  org_list: array(object({ id: string, owner: string, members: integer })),
+  org_create: status('created'),
+  org_delete: status('deleted'),
+  org_update: status('updated'),
+  org_members_list: array(object({ email: string, role })),
+  org_members_add: status('added'),
+  org_members_remove: status('removed'),
+  org_devices_list: array(object({ id: string, name: string, status: { type: 'string', enum: ['online', 'offline'] } })),
+  org_devices_add: status('added'),
+  org_devices_remove: status('removed'),
+};

@@ -1,0 +1,95 @@
+/**
+ * Constants of the svc tunnel protocol v1 (docs/protocol.md, "Tunnel"). Shared by the server's
+ * relay and the device runtime; node builtins only.
+ */
+
+/** ALPN of the tunnel carriers (TLS over TCP now, QUIC later). The version lives in the name. */
+export const TUNNEL_ALPN = 'svc-tunnel/1';
+/** `v` of the hello frames. */
+export const TUNNEL_PROTOCOL_VERSION = 1;
+
+export const TUNNEL_LIMITS = {
+  /** Largest hello frame body (JSON bytes, without the 4-byte length prefix). */
+  helloMaxBytes: 4 * 1024,
+  /** The runtime must send its hello within this time after the TLS handshake. */
+  helloTimeoutMs: 10_000,
+  /** Largest payload of one multiplexed frame. */
+  frameMaxPayload: 1024 * 1024,
+  /** Default interval of the server's HTTP/2 PING. */
+  heartbeatSecs: 10,
+  /** A runtime that receives no ping for this many intervals treats the tunnel as dead. */
+  runtimeDeadAfterBeats: 3,
+  /** A server whose ping stays unanswered for this many intervals treats the tunnel as dead. */
+  serverDeadAfterBeats: 2,
+} as const;
+
+/** HTTP/2 settings both ends apply to the reverse HTTP/2 session. */
+export const TUNNEL_HTTP2 = {
+  initialWindowSize: 8 * 1024 * 1024,
+  /** Applied with `session.setLocalWindowSize()` once the session is up. */
+  sessionWindowSize: 16 * 1024 * 1024,
+  maxConcurrentStreams: 1000,
+} as const;
+
+/** Request headers of a tunnel stream (lower-case, as HTTP/2 requires). */
+export const TUNNEL_HEADERS = {
+  /** base64url of the UTF-8 JSON arguments of the operation. */
+  args: 'svc-args',
+  requestId: 'svc-request-id',
+  /** The user's e-mail, for the device's own log only. */
+  actor: 'svc-actor',
+} as const;
+
+/** Operations a tunnel stream can carry; the stream's `:path` is `/v1/<op>`. */
+export const TUNNEL_OPS = {
+  exec: 'exec',
+  shell: 'shell',
+  fsLs: 'fs/ls',
+  fsRead: 'fs/read',
+  fsWrite: 'fs/write',
+  fsSyncPlan: 'fs/sync-plan',
+  forwardTcp: 'forward/tcp',
+  forwardUnix: 'forward/unix',
+  docker: 'docker',
+} as const;
+
+export type TunnelOp = (typeof TUNNEL_OPS)[keyof typeof TUNNEL_OPS];
+
+const OP_SET: ReadonlySet<string> = new Set(Object.values(TUNNEL_OPS));
+const PATH_PREFIX = '/v1/';
+
+export function tunnelPath(op: TunnelOp): string {
+  return PATH_PREFIX + op;
+}
+
+/** The operation named by a stream's `:path`, or undefined for an unknown path or version. */
+export function tunnelOpFromPath(path: string | undefined): TunnelOp | undefined {
+  if (!path?.startsWith(PATH_PREFIX)) return undefined;
+  const op = path.slice(PATH_PREFIX.length);
+  return OP_SET.has(op) ? (op as TunnelOp) : undefined;
+}
+
+/** Frame types of the multiplexed operations (exec, shell). */
+export const FrameType = {
+  STDOUT: 1,
+  STDERR: 2,
+  STDIN: 3,
+  /** Empty payload: the sender will send no more stdin. */
+  STDIN_EOF: 4,
+  /** JSON {exit_code, signal, timed_out}; the last frame of a finished process. */
+  EXIT: 5,
+  /** JSON {code, message}: the operation failed mid-stream. */
+  ERROR: 6,
+  /** JSON {cols, rows}. */
+  RESIZE: 7,
+  /** JSON {signal}. */
+  SIGNAL: 8,
+} as const;
+
+export type FrameType = (typeof FrameType)[keyof typeof FrameType];
+
+const FRAME_TYPES: ReadonlySet<number> = new Set(Object.values(FrameType));
+
+export function isFrameType(value: number): value is FrameType {
+  return FRAME_TYPES.has(value);
+}

@@ -1,0 +1,5 @@
+export * from './constants';
+export * from './tunnel-protocol.error';
+export * from './frames';
+export * from './hello';
+export * from './stream-args';

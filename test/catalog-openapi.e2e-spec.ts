@@ -1,0 +1,79 @@
+/**
+ * The operation catalog (libs/common) and the server agree: every routed operation is served at
+ * its method and path, with the catalog's parameters where the catalog says they travel, and has a
+ * documented response. The CLI SDK and `svc mcp` are built on the catalog, so a drift here would
+ * make them call routes that do not exist.
+ */
+import { OperationContract, OPERATIONS, paramLocation, pathParams, UNROUTED_OPERATIONS } from '@svc/common';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { startTestServer, TestServer } from './fixtures/test-server';
+
+interface OpenApiOperation {
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+interface OpenApiDoc {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+}
+
+/** `/orgs/{org_id}/members` and `/orgs/{id}/members` are the same route. */
+const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+const CATALOG: readonly OperationContract[] = OPERATIONS;
+
+describe('operation catalog ↔ OpenAPI', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let doc: OpenApiDoc;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp);
+    doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDoc;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await idp?.stop();
+  });
+
+  const routed = CATALOG.filter((op) => op.http !== undefined);
+
+  it('routes every operation except the listed ones, and lists only unrouted ones', () => {
+    const unrouted = CATALOG.filter((op) => op.http === undefined).map((op) => op.name);
+    expect(unrouted.sort()).toEqual([...UNROUTED_OPERATIONS].sort());
+  });
+
+  function served(method: string, path: string): OpenApiOperation | undefined {
+    const key = Object.keys(doc.paths).find((p) => shape(p) === shape(path));
+    return key ? doc.paths[key][method.toLowerCase()] : undefined;
+  }
+
+  it.each(routed.map((op) => [op.name, op] as const))('%s is served where the catalog says, with its parameters', (_name, op) => {
+    const http = op.http!;
+    const operation = served(http.method, http.path);
+    expect(operation).toBeDefined();
+
+    const inPath = (operation!.parameters ?? []).filter((p) => p.in === 'path');
+    expect(inPath).toHaveLength(pathParams(http).length);
+
+    const query = new Set((operation!.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
+    const ref = operation!.requestBody?.content['application/json']?.schema.$ref;
+    const body = ref ? doc.components.schemas[ref.split('/').pop()!] : undefined;
+    const bodyFields = new Set(Object.keys(body?.properties ?? {}));
+    for (const param of Object.keys(op.params)) {
+      const where = paramLocation(http, param);
+      if (where === 'query') expect([param, query.has(param)]).toEqual([param, true]);
+      if (where === 'body') expect([param, bodyFields.has(param)]).toEqual([param, true]);
+    }
+    // The route demands nothing the operation cannot supply.
+    for (const required of body?.required ?? []) expect(Object.keys(op.params)).toContain(required);
+  });
+
+  it.each(routed.map((op) => [op.name, op] as const))('%s documents its answer', (_name, op) => {
+    const operation = served(op.http!.method, op.http!.path)!;
+    const ok = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+    expect(ok.length).toBeGreaterThan(0);
+    expect(ok.some(([, response]) => response.content !== undefined)).toBe(true);
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * The tunnel relay end to end: a real server with its TLS listener, real tokens, and a test-only
+ * runtime stub (test/fixtures/tunnel-runtime-stub.ts) speaking protocol v1 over a real socket.
+ * Covers the hello (good key, bad key), presence, atomic replacement on reconnect, revocation on
+ * rejection, certificate trust, discovery, and exec (JSON, batch, NDJSON, stdin, timeout, errors).
+ */
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:tls';
+import { readHello, TUNNEL_ALPN } from '@svc/common';
+import { Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
+import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+
+describe('tunnel relay', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let alice: Caller;
+  const stubs: RuntimeStub[] = [];
+  const keys = new Map<string, string>();
+
+  async function device(id: string): Promise<string> {
+    const key = await registerDevice(server, id, 'user:alice@tunnel.test', alice);
+    keys.set(id, key);
+    return key;
+  }
+
+  async function online(id: string): Promise<RuntimeStub> {
+    const stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get(id) ?? (await device(id)) });
+    stubs.push(stub);
+    return stub;
+  }
+
+  const status = async (id: string) => (await server.api.get(`/devices/${id}/status`, alice)).body;
+  const exec = (body: object, caller: Caller = alice) => server.api.post('/api/exec', body, caller);
+  const ndjson = async (body: object): Promise<Record<string, unknown>[]> => {
+    const res = await fetch(`${server.url}/api/exec`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    return (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+  };
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    alice = await server.login('alice@tunnel.test');
+  });
+  afterAll(async () => {
+    for (const stub of stubs) stub.close();
+    await server?.close();
+    await idp?.stop();
+  });
+
+  describe('discovery and trust', () => {
+    it('publishes the tunnel port, ALPN and certificate fingerprint at /auth/config without a token', async () => {
+      const res = await server.api.get('/auth/config');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        oauth: { issuer: idp.issuer, audience: idp.audience, client_id: 'svc-cli' },
+        tunnel: { port: server.tunnel!.port, alpn: ['svc-tunnel/1'], certificate_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      });
+      expect(res.body.tunnel.certificate_sha256).toBe(server.tunnel!.certificateSha256);
+    });
+
+    it('serves a certificate whose SHA-256 is the published one, and that a client trusting the CA file accepts', async () => {
+      const stub = await online('trust-1');
+      expect(stub.hello).toEqual({ v: 1, ok: true, device_id: 'trust-1', heartbeat_secs: 10 });
+      const fingerprint = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', servername: 'localhost', port: server.tunnel!.port, ca: readFileSync(server.tunnel!.caFile), ALPNProtocols: [TUNNEL_ALPN] }, () => {
+          resolve(socket.getPeerX509Certificate()!.fingerprint256.replace(/:/g, '').toLowerCase());
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+      expect(fingerprint).toBe(server.tunnel!.certificateSha256);
+    });
+
+    it('is refused by a client that does not trust the generated CA', async () => {
+      await expect(connectRuntimeStub({ port: server.tunnel!.port, apiKey: await device('trust-2') })).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+      expect(await status('trust-2')).toMatchObject({ status: 'offline' });
+    });
+  });
+
+  describe('hello and presence', () => {
+    it('brings a device online with health and uptime, and offline with last_seen when it leaves', async () => {
+      await device('pres-1');
+      expect(await status('pres-1')).toEqual({ status: 'offline', health: 'unknown', uptime: null, last_seen: null });
+      const stub = await online('pres-1');
+      server.clock.advance(42_000);
+      expect(await status('pres-1')).toEqual({ status: 'online', health: 'healthy', uptime: 42, last_seen: expect.any(String) });
+      expect((await server.api.get('/devices', alice)).body).toContainEqual(expect.objectContaining({ id: 'pres-1', status: 'online' }));
+
+      stub.close();
+      await stub.closed;
+      await waitUntil(async () => (await status('pres-1')).status === 'offline');
+      expect(await status('pres-1')).toEqual({ status: 'offline', health: 'unreachable', uptime: null, last_seen: expect.any(String) });
+    });
+
+    it('refuses a key it does not know with "unauthorized" and closes the connection', async () => {
+      const stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: 'svc_' + 'x'.repeat(43) });
+      expect(stub.hello).toEqual({ v: 1, ok: false, error: 'unauthorized' });
+      await stub.closed;
+    });
+
+    it.each([
+      ['another protocol version', { v: 2, api_key: 'svc_x', runtime: { version: '9', boot_id: 'b' } }, 'unsupported_version'],
+      ['a hello without api_key', { v: 1, runtime: { version: '1', boot_id: 'b' } }, 'unauthorized'],
+    ])('answers %s with its refusal', async (_name, hello, error) => {
+      expect(await rawHello(server.tunnel!.port, server.tunnel!.caFile, encodeLengthPrefixed(hello))).toEqual({ v: 1, ok: false, error });
+    });
+
+    it('closes a connection that does not negotiate ALPN svc-tunnel/1, without answering', async () => {
+      await expect(rawHello(server.tunnel!.port, server.tunnel!.caFile, encodeLengthPrefixed({}), ['h2'])).rejects.toThrow();
+    });
+
+    it('replaces the old tunnel atomically when the device reconnects', async () => {
+      const first = await online('re-1');
+      const second = await online('re-1');
+      await first.closed;
+      expect(await status('re-1')).toMatchObject({ status: 'online' });
+      const res = await exec({ device: 're-1', command: ['true'] });
+      expect(res.body).toEqual({ output: '', exit_code: 0, timed_out: false });
+      expect(second.execs).toBe(1);
+      expect(first.execs).toBe(0);
+    });
+
+    it('closes the tunnel of a rejected device at once and refuses its key afterwards', async () => {
+      const stub = await online('rej-1');
+      const rejected = await server.api.post('/devices/reject', { device: 'rej-1' }, alice);
+      expect(rejected.status).toBe(200);
+      await stub.closed;
+      const again = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get('rej-1')! });
+      expect(again.hello).toEqual({ v: 1, ok: false, error: 'unauthorized' });
+    });
+  });
+
+  describe('exec', () => {
+    let bob: Caller;
+    let mallory: Caller;
+
+    beforeAll(async () => {
+      await online('ex-1');
+      await online('ex-2');
+      await device('ex-off');
+      bob = await server.login('bob@tunnel.test');
+      mallory = await server.login('mallory@tunnel.test');
+      expect((await server.api.post('/devices/ex-1/access', { email_or_org_id: 'bob@tunnel.test', role: 'viewer' }, alice)).status).toBe(200);
+    });
+
+    it('returns the output and exit code', async () => {
+      const res = await exec({ device: 'ex-1', command: ['echo', 'hello', 'world'] });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ output: 'hello world\n', exit_code: 0, timed_out: false });
+    });
+
+    it('returns a non-zero exit as data, with stdout and stderr in one output', async () => {
+      const res = await exec({ device: 'ex-1', command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
+      expect(res.status).toBe(200);
+      expect(res.body.exit_code).toBe(3);
+      expect(res.body.output).toContain('out\n');
+      expect(res.body.output).toContain('err\n');
+    });
+
+    it('feeds stdin', async () => {
+      const res = await exec({ device: 'ex-1', command: ['cat'], stdin: 'piped ✓\n' });
+      expect(res.body).toEqual({ output: 'piped ✓\n', exit_code: 0, timed_out: false });
+    });
+
+    it('reports a timeout', async () => {
+      const res = await exec({ device: 'ex-1', command: ['sleep', '30'], timeout_secs: 0.5 });
+      expect(res.body).toMatchObject({ timed_out: true, exit_code: 137 });
+    });
+
+    it('runs a batch and answers per device, with errors per item', async () => {
+      const res = await exec({ devices: ['ex-1', 'ex-2', 'ex-off', 'nope'], command: ['echo', 'hi'] });
+      expect(res.status).toBe(200);
+      expect(res.body.results).toEqual([
+        { device: 'ex-1', output: 'hi\n', exit_code: 0, timed_out: false },
+        { device: 'ex-2', output: 'hi\n', exit_code: 0, timed_out: false },
+        { device: 'ex-off', error: 'Device is offline', code: 'DEVICE_OFFLINE' },
+        { device: 'nope', error: 'Device not found', code: 'DEVICE_NOT_FOUND' },
+      ]);
+    });
+
+    it('streams a batch as NDJSON lines tagged with their device, failures included', async () => {
+      const lines = await ndjson({ devices: ['ex-1', 'ex-off', 'nope'], command: ['echo', 'hi'] });
+      expect(lines).toHaveLength(4);
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          { device: 'ex-1', stream: 'stdout', data: 'hi\n' },
+          { device: 'ex-1', exit_code: 0, timed_out: false },
+          { device: 'ex-off', error: 'Device is offline', code: 'DEVICE_OFFLINE' },
+          { device: 'nope', error: 'Device not found', code: 'DEVICE_NOT_FOUND' },
+        ]),
+      );
+      expect(lines.findIndex((l) => 'stream' in l)).toBeLessThan(lines.findIndex((l) => 'exit_code' in l));
+    });
+
+    it('answers an NDJSON request for an unreachable device with an ordinary error', async () => {
+      const res = await fetch(`${server.url}/api/exec`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+        body: JSON.stringify({ device: 'ex-off', command: ['true'] }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ code: 'DEVICE_OFFLINE' });
+    });
+
+    it('streams NDJSON lines in the order they are produced, then the exit line', async () => {
+      const lines = await ndjson({ device: 'ex-1', command: ['sh', '-c', 'echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three; exit 4'] });
+      expect(lines).toEqual([
+        { stream: 'stdout', data: 'one\n' },
+        { stream: 'stderr', data: 'two\n' },
+        { stream: 'stdout', data: 'three\n' },
+        { exit_code: 4, timed_out: false },
+      ]);
+    });
+
+    it('records an audit entry with the argv and never the stdin', async () => {
+      await exec({ device: 'ex-2', command: ['cat'], stdin: 'secret-stdin-text' });
+      const logs = (await server.api.get('/devices/ex-2/audit-logs', alice)).body.logs;
+      expect(logs).toContainEqual(expect.objectContaining({ action: 'device.exec', user: 'alice@tunnel.test', details: 'exec: cat' }));
+      expect(JSON.stringify(logs)).not.toContain('secret-stdin-text');
+    });
+
+    it('refuses a viewer (403), hides the device from a stranger (404) and says DEVICE_OFFLINE without a tunnel (503)', async () => {
+      expectError(await exec({ device: 'ex-1', command: ['true'] }, bob), 403, 'FORBIDDEN');
+      expectError(await exec({ device: 'ex-1', command: ['true'] }, mallory), 404, 'DEVICE_NOT_FOUND', 'Device not found');
+      expectError(await exec({ device: 'ex-off', command: ['true'] }), 503, 'DEVICE_OFFLINE');
+    });
+
+    it.each([
+      ['no token', {}, { device: 'ex-1', command: ['true'] }, 401],
+      ['an empty command', null, { device: 'ex-1', command: [] }, 400],
+      ['a command that is not an array', null, { device: 'ex-1', command: 'true' }, 400],
+      ['both device and devices', null, { device: 'ex-1', devices: ['ex-2'], command: ['true'] }, 400],
+      ['a negative timeout', null, { device: 'ex-1', command: ['true'], timeout_secs: -1 }, 400],
+      ['an empty program', null, { device: 'ex-1', command: [''] }, 400],
+    ])('refuses %s', async (_name, caller, body, statusCode) => {
+      const res = await exec(body, caller ?? alice);
+      expect(res.status).toBe(statusCode);
+    });
+  });
+});
+
+function encodeLengthPrefixed(value: object): Buffer {
+  const body = Buffer.from(JSON.stringify(value));
+  const prefix = Buffer.alloc(4);
+  prefix.writeUInt32BE(body.length, 0);
+  return Buffer.concat([prefix, body]);
+}
+
+/** Sends raw hello bytes over TLS and resolves with the server's answer frame. */
+async function rawHello(port: number, caFile: string, bytes: Buffer, alpn = [TUNNEL_ALPN]): Promise<unknown> {
+  const socket = connect({ host: '127.0.0.1', servername: 'localhost', port, ca: readFileSync(caFile), ALPNProtocols: alpn });
+  socket.on('error', () => undefined);
+  try {
+    await once(socket, 'secureConnect');
+    socket.write(bytes);
+    return await readHello(socket);
+  } finally {
+    socket.destroy();
+  }
+}
+
+/** Polls a condition that another process makes true (no fixed sleeps, no timing assertions). */
+async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((r) => setTimeout(r, 20));
+}

@@ -1,0 +1,81 @@
+/**
+ * Each workspace declares what its shipped code imports, and the device-side and client-side
+ * workspaces never reach the server's stack. Scans the import specifiers of every non-test source
+ * file (type-only imports are erased by the compiler and do not count).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..');
+const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli'];
+const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
+const TEST_FILE = /\.(spec|contract|e2e-spec)\.ts$|\/contract\//;
+
+function sources(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') && !TEST_FILE.test(path) ? [path] : [];
+  });
+}
+
+/** Package names a file loads at run time: `import x from`, `export … from`, `require()`, `import()`. */
+function runtimeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [
+    ...[...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]),
+    ...[...text.matchAll(/^\s*import\s+'([^']+)'/gm)].map((m) => m[1]),
+    ...[...text.matchAll(/\brequire\('([^']+)'\)|\bimport\('([^']+)'\)/g)].map((m) => m[1] ?? m[2]),
+  ];
+  return specifiers.filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s)).map(packageName);
+}
+
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function manifest(workspace: string): { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(ROOT, workspace, 'package.json'), 'utf8'));
+}
+
+describe('workspace dependencies', () => {
+  it.each(WORKSPACES)('%s declares every package its shipped code imports', (workspace) => {
+    const declared = new Set(Object.keys(manifest(workspace).dependencies ?? {}));
+    const missing = sources(join(ROOT, workspace, 'src')).flatMap((file) =>
+      runtimeImports(file)
+        .filter((name) => !declared.has(name))
+        .map((name) => `${file.slice(ROOT.length + 1)}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it.each(['apps/runtime', 'apps/cli', 'libs/common'])('%s neither declares nor imports the server stack', (workspace) => {
+    const declared = Object.keys(manifest(workspace).dependencies ?? {}).filter((name) => SERVER_ONLY.test(name));
+    const imported = sources(join(ROOT, workspace, 'src')).flatMap((file) => runtimeImports(file).filter((name) => SERVER_ONLY.test(name)));
+    expect([...declared, ...imported]).toEqual([]);
+  });
+
+  it('sees the imports it checks (the scan is not vacuous)', () => {
+    const server = new Set(sources(join(ROOT, 'apps/server/src')).flatMap(runtimeImports));
+    expect([...server]).toEqual(expect.arrayContaining(['@nestjs/core', 'better-sqlite3', 'oidc-provider', 'selfsigned', '@svc/common']));
+  });
+
+  it('keeps only development tools in the root manifest', () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(root.dependencies ?? {}).toEqual({});
+  });
+
+  it('points the server package at the entry the build produces', () => {
+    expect(JSON.parse(readFileSync(join(ROOT, 'apps/server/package.json'), 'utf8')).main).toBe('dist/main.js');
+    expect(readFileSync(join(ROOT, 'apps/server/tsconfig.json'), 'utf8')).toMatch(/"outDir":\s*"dist"/);
+    expect(sources(join(ROOT, 'apps/server/src')).some((f) => f.endsWith('apps/server/src/main.ts'))).toBe(true);
+  });
+});
