@@ -218,7 +218,7 @@ async function benchDeviceListing(dir) {
   }
 }
 
-module.exports = { benchDeviceListing };
+module.exports = { benchDeviceListing, startIssuer };
 
 if (require.main === module) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-listing-'));

@@ -7,7 +7,9 @@
  *   2. HTTP: the server's full stack (middleware, guard, filter, storage ping) on GET /health vs
  *      a bare node:http server answering the same JSON;
  *   3. device listing (device-listing.js): GET /devices for a user with 10,000 devices, the full
- *      list and one page, vs a raw better-sqlite3 read of the same rows.
+ *      list and one page, vs a raw better-sqlite3 read of the same rows;
+ *   4. the tunnel at fleet size (tunnel-fleet.js): memory per idle tunnel vs bare TLS, exec round
+ *      trip vs a local spawn, reconnection of 1,000 runtimes after a server restart.
  * Run with `npm run bench` (builds first).
  */
 const { mkdtempSync, rmSync } = require('node:fs');
@@ -16,6 +18,7 @@ const { join } = require('node:path');
 const http = require('node:http');
 const Database = require('better-sqlite3');
 const { benchDeviceListing } = require('./device-listing');
+const { benchTunnelFleet } = require('./tunnel-fleet');
 
 const ROOT = join(__dirname, '..');
 const { EmbeddedStorage } = require(join(ROOT, 'apps/server/dist/storage/embedded/embedded-storage'));
@@ -132,6 +135,8 @@ async function main() {
     const listingDir = join(dir, 'listing');
     require('node:fs').mkdirSync(listingDir);
     await benchDeviceListing(listingDir);
+    console.log('');
+    await benchTunnelFleet();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,11 +3,14 @@
  * batch queries, retention (audit entries, reports, registration requests) driven by the server's
  * clock, and no secret ever written to an audit entry or a log line.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
+import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { RetentionJob } from '../apps/server/src/audit/retention.job';
 import { AUDIT_ACTIONS } from '../apps/server/src/audit/audit-actions';
 import { AuditService } from '../apps/server/src/audit/audit.service';
@@ -51,6 +54,7 @@ describe('audit logs', () => {
       USER_AUTO_ACCEPT_DOMAINS: 'audit.test',
       REGISTRATION_RATE_LIMIT: '1000',
       RUST_LOG: 'trace',
+      UNIFIED_PORT: '0',
     });
     owner = await as('owner@audit.test');
     await server.api.post('/orgs', { id: 'audco', email: 'owner@audit.test' }, server.admin);
@@ -171,9 +175,25 @@ describe('audit logs', () => {
     expect((await server.api.post('/users/pend@elsewhere.test/reset-subject', undefined, server.admin)).status).toBe(200);
     // An authorized exec attempt is audited even when the device has no tunnel (503 DEVICE_OFFLINE).
     expect((await server.api.post('/api/exec', { device: 'aud-1', command: ['true'] }, owner)).status).toBe(503);
+    // So are file reads and writes, forwards and shells. (A sync's summary counts transfers that
+    // happened, so it needs an online device: test/files.e2e-spec.ts checks it.)
+    expect((await server.api.get('/devices/aud-1/files?path=/tmp', owner)).status).toBe(503);
+    const upload = await fetch(`${server.url}/devices/aud-1/files/content?path=/tmp/x`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/octet-stream', 'x-svc-size': '2', 'x-svc-sha256': createHash('sha256').update('hi').digest('hex') },
+      body: 'hi',
+    });
+    expect(upload.status).toBe(503);
+    const streams = new DeviceStreams({ host: '127.0.0.1', port: server.tunnel!.port, trust: { ca: readFileSync(server.tunnel!.caFile) }, token: () => owner.token! });
+    try {
+      await expect(streams.openForward('aud-1', { kind: 'tcp', host: '127.0.0.1', port: 22 })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
+      await expect(streams.openShellStream('aud-1', { cols: 80, rows: 24 })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
+    } finally {
+      await streams.close();
+    }
 
     const stored = await server.app.get(Storage).collection(AUDIT).find({});
-    expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS));
+    expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS.filter((action) => action !== 'device.files_synced')));
     expect(stored.find((e) => e.action === 'user.approved')).toMatchObject({ user: 'admin-key', details: expect.stringContaining('pend@elsewhere.test') });
     expect(stored.find((e) => e.action === 'device.rejected')).toMatchObject({ user: 'owner@audit.test', deviceId: 'aud-1' });
     for (const entry of stored) expect(entry.expiresAt.getTime() - entry.timestamp.getTime()).toBe(30 * DAY_MS);

@@ -4,7 +4,7 @@
  * documented response. The CLI SDK and `svc mcp` are built on the catalog, so a drift here would
  * make them call routes that do not exist.
  */
-import { OperationContract, OPERATIONS, paramLocation, pathParams, UNROUTED_OPERATIONS } from '@svc/common';
+import { OperationContract, OPERATIONS, paramLocation, ParamSpec, pathParams, UNROUTED_OPERATIONS } from '@svc/common';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { startTestServer, TestServer } from './fixtures/test-server';
 
@@ -57,17 +57,24 @@ describe('operation catalog ↔ OpenAPI', () => {
     const inPath = (operation!.parameters ?? []).filter((p) => p.in === 'path');
     expect(inPath).toHaveLength(pathParams(http).length);
 
-    const query = new Set((operation!.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
+    const query = new Map((operation!.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.required === true]));
     const ref = operation!.requestBody?.content['application/json']?.schema.$ref;
     const body = ref ? doc.components.schemas[ref.split('/').pop()!] : undefined;
-    const bodyFields = new Set(Object.keys(body?.properties ?? {}));
-    for (const param of Object.keys(op.params)) {
+    const bodyRequired = new Set(body?.required ?? []);
+    const documented = (param: string, where: 'path' | 'query' | 'body') =>
+      where === 'path' ? 'path' : where === 'query' ? (query.has(param) ? `query${query.get(param) ? '!' : ''}` : 'missing') : body?.properties?.[param] ? `body${bodyRequired.has(param) ? '!' : ''}` : 'missing';
+
+    const params: Record<string, ParamSpec> = { ...op.params, ...http.extra };
+    for (const [param, spec] of Object.entries(params)) {
       const where = paramLocation(http, param);
-      if (where === 'query') expect([param, query.has(param)]).toEqual([param, true]);
-      if (where === 'body') expect([param, bodyFields.has(param)]).toEqual([param, true]);
+      const got = documented(param, where);
+      // Documented where the catalog sends it; required there only if the tool must give it.
+      expect([param, got.replace('!', '')]).toEqual([param, where]);
+      if (got.endsWith('!')) expect([param, spec.required]).toEqual([param, true]);
     }
-    // The route demands nothing the operation cannot supply.
-    for (const required of body?.required ?? []) expect(Object.keys(op.params)).toContain(required);
+    // The route demands nothing the operation does not send.
+    const demanded = [...bodyRequired, ...[...query].filter(([, required]) => required).map(([name]) => name)];
+    for (const name of demanded) expect(Object.keys(params)).toContain(name);
   });
 
   it.each(routed.map((op) => [op.name, op] as const))('%s documents its answer', (_name, op) => {
@@ -75,5 +82,14 @@ describe('operation catalog ↔ OpenAPI', () => {
     const ok = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
     expect(ok.length).toBeGreaterThan(0);
     expect(ok.some(([, response]) => response.content !== undefined)).toBe(true);
+  });
+
+  it('documents a JSON answer for every route it serves, tools or not', () => {
+    const undocumented = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => !Object.entries(operation.responses).some(([status, response]) => status.startsWith('2') && response.content?.['application/json'] !== undefined))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(undocumented).toEqual([]);
   });
 });

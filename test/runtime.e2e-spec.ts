@@ -2,6 +2,8 @@
  * The device runtime as a real process against the real server (relay listening, TLS trusted
  * through its CA file) and a real identity provider: registration with the fingerprint check,
  * approval, online, exec through POST /api/exec, SIGKILL and restart, rejection, the lock.
+ * What depends on the carrier runs over both (`--transport tcp` and `--transport quic`); the
+ * `auto` mode's fallback and move back are in runtime-transport.e2e-spec.ts.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process'
 import { startTestServer, TestServer } from './fixtures/test-server';
 
 const OWNER = 'user:alice@example.test';
-const WAIT_MS = 20_000;
+const WAIT_MS = 30_000;
 
 describe('runtime (real process)', () => {
   let idp: IdentityProviderHandle;
@@ -72,83 +74,97 @@ describe('runtime (real process)', () => {
     }
   }
 
-  it('registers with the fingerprint the approver sees, comes online, runs exec, and is back after SIGKILL', async () => {
-    const dir = configDir();
-    const first = runtime(dir, '--owner', OWNER, '--device-id', 'rt-e2e-1');
-    const { requestId, fingerprint, listed } = await pendingRequest(first);
-    expect(listed).toMatchObject({ status: 'pending', device_id: 'rt-e2e-1', fingerprint });
+  describe.each(['tcp', 'quic'] as const)('over %s', (carrier) => {
+    const onCarrier = (dir: string, ...flags: string[]) => runtime(dir, ...flags, '--transport', carrier);
 
-    expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(200);
-    await first.waitForLine('stdout', /Approved: device rt-e2e-1 is registered/);
-    await first.waitForLog('tunnel up');
-    expect(await deviceStatus('rt-e2e-1', 'online')).toMatchObject({ status: 'online' });
+    it('registers with the fingerprint the approver sees, comes online, runs exec, and is back after SIGKILL', async () => {
+      const dir = configDir();
+      const first = onCarrier(dir, '--owner', OWNER, '--device-id', `rt-e2e-1-${carrier}`);
+      const { requestId, fingerprint, listed } = await pendingRequest(first);
+      expect(listed).toMatchObject({ status: 'pending', device_id: `rt-e2e-1-${carrier}`, fingerprint });
 
-    const file = join(dir, 'svc', 'credentials.json');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    expect(saved.device_credentials).toMatchObject({ api_key: expect.stringMatching(/^svc_/), device_id: 'rt-e2e-1' });
-    expect([...first.stdout, ...first.stderr].join('\n')).not.toContain(saved.device_credentials.api_key);
+      expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(200);
+      await first.waitForLine('stdout', new RegExp(`Approved: device rt-e2e-1-${carrier} is registered`));
+      expect(await first.waitForLog('tunnel up')).toMatchObject({ carrier });
+      expect(await deviceStatus(`rt-e2e-1-${carrier}`, 'online')).toMatchObject({ status: 'online' });
 
-    const exec = await server.api.post('/api/exec', { device: 'rt-e2e-1', command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] }, alice);
-    expect(exec.status).toBe(200);
-    expect(exec.body).toMatchObject({ exit_code: 3, timed_out: false });
-    expect(exec.body.output).toContain('out\n');
-    expect(exec.body.output).toContain('err\n');
+      const file = join(dir, 'svc', 'credentials.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const saved = JSON.parse(readFileSync(file, 'utf8'));
+      expect(saved.device_credentials).toMatchObject({ api_key: expect.stringMatching(/^svc_/), device_id: `rt-e2e-1-${carrier}` });
+      expect([...first.stdout, ...first.stderr].join('\n')).not.toContain(saved.device_credentials.api_key);
 
-    const withStdin = await server.api.post('/api/exec', { device: 'rt-e2e-1', command: ['cat'], stdin: 'fed through the tunnel' }, alice);
-    expect(withStdin.body).toMatchObject({ output: 'fed through the tunnel', exit_code: 0 });
+      const exec = await server.api.post('/api/exec', { device: `rt-e2e-1-${carrier}`, command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] }, alice);
+      expect(exec.status).toBe(200);
+      expect(exec.body).toMatchObject({ exit_code: 3, timed_out: false });
+      expect(exec.body.output).toContain('out\n');
+      expect(exec.body.output).toContain('err\n');
 
-    first.kill('SIGKILL');
-    await first.exited;
-    expect(await deviceStatus('rt-e2e-1', 'offline')).toMatchObject({ status: 'offline' });
+      const withStdin = await server.api.post('/api/exec', { device: `rt-e2e-1-${carrier}`, command: ['cat'], stdin: 'fed through the tunnel' }, alice);
+      expect(withStdin.body).toMatchObject({ output: 'fed through the tunnel', exit_code: 0 });
 
-    const second = runtime(dir);
-    await second.waitForLog('tunnel up');
-    expect(second.stdout.join('\n')).not.toContain('Key fingerprint');
-    expect(await deviceStatus('rt-e2e-1', 'online')).toMatchObject({ status: 'online' });
-    const again = await server.api.post('/api/exec', { device: 'rt-e2e-1', command: ['echo', 'back'] }, alice);
-    expect(again.body).toMatchObject({ output: 'back\n', exit_code: 0 });
+      first.kill('SIGKILL');
+      await first.exited;
+      expect(await deviceStatus(`rt-e2e-1-${carrier}`, 'offline')).toMatchObject({ status: 'offline' });
 
-    second.kill('SIGTERM');
-    expect(await second.exited).toEqual({ code: 0, signal: null });
-  });
+      const second = onCarrier(dir);
+      expect(await second.waitForLog('tunnel up')).toMatchObject({ carrier });
+      expect(second.stdout.join('\n')).not.toContain('Key fingerprint');
+      expect(await deviceStatus(`rt-e2e-1-${carrier}`, 'online')).toMatchObject({ status: 'online' });
+      const again = await server.api.post('/api/exec', { device: `rt-e2e-1-${carrier}`, command: ['echo', 'back'] }, alice);
+      expect(again.body).toMatchObject({ output: 'back\n', exit_code: 0 });
 
-  it('kills the process tree of an exec that times out', async () => {
-    const dir = configDir();
-    const rt = runtime(dir, '--owner', OWNER, '--device-id', 'rt-e2e-timeout');
-    const { requestId } = await pendingRequest(rt);
-    await server.api.post('/devices/approve', { request_id: requestId }, alice);
-    await rt.waitForLog('tunnel up');
-    await deviceStatus('rt-e2e-timeout', 'online');
-    const exec = await server.api.post('/api/exec', { device: 'rt-e2e-timeout', command: ['sh', '-c', 'echo $$; sleep 100 & sleep 100'], timeout_secs: 1 }, alice);
-    expect(exec.body).toMatchObject({ timed_out: true });
-    const pgid = Number(exec.body.output.trim());
-    expect(pgid).toBeGreaterThan(1);
-    const deadline = Date.now() + WAIT_MS;
-    while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(groupAlive(pgid)).toBe(false);
-  });
+      second.kill('SIGTERM');
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+    });
 
-  it('on SIGTERM kills in-flight commands, closes the tunnel and exits 0', async () => {
-    const dir = configDir();
-    const rt = runtime(dir, '--owner', OWNER, '--device-id', 'rt-e2e-sigterm');
-    const { requestId } = await pendingRequest(rt);
-    await server.api.post('/devices/approve', { request_id: requestId }, alice);
-    await rt.waitForLog('tunnel up');
-    const marker = join(dir, 'pgid');
-    const exec = server.api.post('/api/exec', { device: 'rt-e2e-sigterm', command: ['sh', '-c', `echo $$ > ${marker}; sleep 100 & sleep 100`], timeout_secs: 300 }, alice);
-    const deadline = Date.now() + WAIT_MS;
-    while (!existsSync(marker) || readFileSync(marker, 'utf8').trim() === '') {
-      if (Date.now() > deadline) throw new Error('the command never started');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const pgid = Number(readFileSync(marker, 'utf8').trim());
-    rt.kill('SIGTERM');
-    expect(await rt.exited).toEqual({ code: 0, signal: null });
-    // The command's end still reaches the caller: killed by SIGTERM (128 + 15).
-    expect((await exec).body).toMatchObject({ exit_code: 143, timed_out: false });
-    while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(groupAlive(pgid)).toBe(false);
+    it('kills the process tree of an exec that times out', async () => {
+      const dir = configDir();
+      const rt = onCarrier(dir, '--owner', OWNER, '--device-id', `rt-e2e-timeout-${carrier}`);
+      const { requestId } = await pendingRequest(rt);
+      await server.api.post('/devices/approve', { request_id: requestId }, alice);
+      await rt.waitForLog('tunnel up');
+      await deviceStatus(`rt-e2e-timeout-${carrier}`, 'online');
+      const exec = await server.api.post('/api/exec', { device: `rt-e2e-timeout-${carrier}`, command: ['sh', '-c', 'echo $$; sleep 100 & sleep 100'], timeout_secs: 1 }, alice);
+      expect(exec.body).toMatchObject({ timed_out: true });
+      const pgid = Number(exec.body.output.trim());
+      expect(pgid).toBeGreaterThan(1);
+      const deadline = Date.now() + WAIT_MS;
+      while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(groupAlive(pgid)).toBe(false);
+    });
+
+    it('on SIGTERM kills in-flight commands, closes the tunnel and exits 0', async () => {
+      const dir = configDir();
+      const rt = onCarrier(dir, '--owner', OWNER, '--device-id', `rt-e2e-sigterm-${carrier}`);
+      const { requestId } = await pendingRequest(rt);
+      await server.api.post('/devices/approve', { request_id: requestId }, alice);
+      await rt.waitForLog('tunnel up');
+      const marker = join(dir, 'pgid');
+      const exec = server.api.post('/api/exec', { device: `rt-e2e-sigterm-${carrier}`, command: ['sh', '-c', `echo $$ > ${marker}; sleep 100 & sleep 100`], timeout_secs: 300 }, alice);
+      const deadline = Date.now() + WAIT_MS;
+      while (!existsSync(marker) || readFileSync(marker, 'utf8').trim() === '') {
+        if (Date.now() > deadline) throw new Error('the command never started');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const pgid = Number(readFileSync(marker, 'utf8').trim());
+      rt.kill('SIGTERM');
+      expect(await rt.exited).toEqual({ code: 0, signal: null });
+      // The command's end still reaches the caller: killed by SIGTERM (128 + 15).
+      expect((await exec).body).toMatchObject({ exit_code: 143, timed_out: false });
+      while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(groupAlive(pgid)).toBe(false);
+    });
+
+    it('stops retrying for good when the device is rejected while online', async () => {
+      const rt = onCarrier(configDir(), '--owner', OWNER, '--device-id', `rt-e2e-revoked-${carrier}`);
+      const { requestId } = await pendingRequest(rt);
+      await server.api.post('/devices/approve', { request_id: requestId }, alice);
+      await rt.waitForLog('tunnel up');
+      expect((await server.api.post('/devices/reject', { device: `rt-e2e-revoked-${carrier}` }, alice)).status).toBe(200);
+      expect(await rt.exited).toEqual({ code: 3, signal: null });
+      expect(rt.stderr.at(-1)).toContain("The server refused this device's API key");
+    });
   });
 
   it('refuses to start a second runtime on the same device, naming the pid that runs', async () => {
@@ -172,16 +188,6 @@ describe('runtime (real process)', () => {
     const rt = runtime(configDir(), '--owner', OWNER, '--device-id', 'rt-e2e-slow', '--approval-timeout', '500ms');
     expect(await rt.exited).toEqual({ code: 1, signal: null });
     expect(rt.stderr.at(-1)).toBe('API key not approved within timeout');
-  });
-
-  it('stops retrying for good when the device is rejected while online', async () => {
-    const rt = runtime(configDir(), '--owner', OWNER, '--device-id', 'rt-e2e-revoked');
-    const { requestId } = await pendingRequest(rt);
-    await server.api.post('/devices/approve', { request_id: requestId }, alice);
-    await rt.waitForLog('tunnel up');
-    expect((await server.api.post('/devices/reject', { device: 'rt-e2e-revoked' }, alice)).status).toBe(200);
-    expect(await rt.exited).toEqual({ code: 3, signal: null });
-    expect(rt.stderr.at(-1)).toContain("The server refused this device's API key");
   });
 
   it('exits 2 with a clear message when it has no owner and no terminal to ask', async () => {

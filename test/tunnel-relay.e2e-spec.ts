@@ -3,9 +3,12 @@
  * runtime stub (test/fixtures/tunnel-runtime-stub.ts) speaking protocol v1 over a real socket.
  * Covers the hello (good key, bad key), presence, atomic replacement on reconnect, revocation on
  * rejection, certificate trust, discovery, and exec (JSON, batch, NDJSON, stdin, timeout, errors).
+ * Everything runs over both carriers (TLS over TCP, and QUIC through test/fixtures/quic-dial.ts),
+ * except what only TLS has (ALPN negotiation on the TCP listener).
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
 import { readHello, TUNNEL_ALPN } from '@svc/common';
 import { Caller } from './fixtures/api-client';
@@ -13,8 +16,11 @@ import { expectError } from './fixtures/expect-error';
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+import { dialQuicStream } from './fixtures/quic-dial';
+import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
 
-describe('tunnel relay', () => {
+describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
+  const other = carrier === 'tcp' ? 'quic' : 'tcp';
   let idp: IdentityProviderHandle;
   let server: TestServer;
   let alice: Caller;
@@ -27,8 +33,8 @@ describe('tunnel relay', () => {
     return key;
   }
 
-  async function online(id: string): Promise<RuntimeStub> {
-    const stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get(id) ?? (await device(id)) });
+  async function online(id: string, over: 'tcp' | 'quic' = carrier): Promise<RuntimeStub> {
+    const stub = await connectRuntimeStub({ carrier: over, port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get(id) ?? (await device(id)) });
     stubs.push(stub);
     return stub;
   }
@@ -63,7 +69,7 @@ describe('tunnel relay', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         oauth: { issuer: idp.issuer, audience: idp.audience, client_id: 'svc-cli' },
-        tunnel: { port: server.tunnel!.port, alpn: ['svc-tunnel/1'], certificate_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+        tunnel: { port: server.tunnel!.port, transports: ['quic', 'tcp'], alpn: ['svc-tunnel/1'], certificate_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
       });
       expect(res.body.tunnel.certificate_sha256).toBe(server.tunnel!.certificateSha256);
     });
@@ -82,7 +88,8 @@ describe('tunnel relay', () => {
     });
 
     it('is refused by a client that does not trust the generated CA', async () => {
-      await expect(connectRuntimeStub({ port: server.tunnel!.port, apiKey: await device('trust-2') })).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+      const refusal = carrier === 'tcp' ? { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } : { message: expect.stringMatching(/^QUIC connection to .* failed/) };
+      await expect(connectRuntimeStub({ carrier, port: server.tunnel!.port, apiKey: await device('trust-2') })).rejects.toMatchObject(refusal);
       expect(await status('trust-2')).toMatchObject({ status: 'offline' });
     });
   });
@@ -103,7 +110,7 @@ describe('tunnel relay', () => {
     });
 
     it('refuses a key it does not know with "unauthorized" and closes the connection', async () => {
-      const stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: 'svc_' + 'x'.repeat(43) });
+      const stub = await connectRuntimeStub({ carrier, port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: 'svc_' + 'x'.repeat(43) });
       expect(stub.hello).toEqual({ v: 1, ok: false, error: 'unauthorized' });
       await stub.closed;
     });
@@ -112,12 +119,14 @@ describe('tunnel relay', () => {
       ['another protocol version', { v: 2, api_key: 'svc_x', runtime: { version: '9', boot_id: 'b' } }, 'unsupported_version'],
       ['a hello without api_key', { v: 1, runtime: { version: '1', boot_id: 'b' } }, 'unauthorized'],
     ])('answers %s with its refusal', async (_name, hello, error) => {
-      expect(await rawHello(server.tunnel!.port, server.tunnel!.caFile, encodeLengthPrefixed(hello))).toEqual({ v: 1, ok: false, error });
+      expect(await rawHello(carrier, server.tunnel!.port, server.tunnel!.caFile, encodeLengthPrefixed(hello))).toEqual({ v: 1, ok: false, error });
     });
 
-    it('closes a connection that does not negotiate ALPN svc-tunnel/1, without answering', async () => {
-      await expect(rawHello(server.tunnel!.port, server.tunnel!.caFile, encodeLengthPrefixed({}), ['h2'])).rejects.toThrow();
-    });
+    if (carrier === 'tcp') {
+      it('closes a connection that does not negotiate ALPN svc-tunnel/1, without answering', async () => {
+        await expect(rawHello('tcp', server.tunnel!.port, server.tunnel!.caFile, encodeLengthPrefixed({}), ['h2'])).rejects.toThrow();
+      });
+    }
 
     it('replaces the old tunnel atomically when the device reconnects', async () => {
       const first = await online('re-1');
@@ -130,12 +139,22 @@ describe('tunnel relay', () => {
       expect(first.execs).toBe(0);
     });
 
+    it('replaces the old tunnel atomically when the device reconnects over the other carrier', async () => {
+      const first = await online('re-2');
+      const second = await online('re-2', other);
+      await first.closed;
+      expect(server.app.get(TunnelRegistry).sessionOf('re-2')?.carrier).toBe(other);
+      expect(await status('re-2')).toMatchObject({ status: 'online' });
+      expect((await exec({ device: 're-2', command: ['true'] })).body).toEqual({ output: '', exit_code: 0, timed_out: false });
+      expect([first.execs, second.execs]).toEqual([0, 1]);
+    });
+
     it('closes the tunnel of a rejected device at once and refuses its key afterwards', async () => {
       const stub = await online('rej-1');
       const rejected = await server.api.post('/devices/reject', { device: 'rej-1' }, alice);
       expect(rejected.status).toBe(200);
       await stub.closed;
-      const again = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get('rej-1')! });
+      const again = await connectRuntimeStub({ carrier, port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get('rej-1')! });
       expect(again.hello).toEqual({ v: 1, ok: false, error: 'unauthorized' });
     });
   });
@@ -256,12 +275,12 @@ function encodeLengthPrefixed(value: object): Buffer {
   return Buffer.concat([prefix, body]);
 }
 
-/** Sends raw hello bytes over TLS and resolves with the server's answer frame. */
-async function rawHello(port: number, caFile: string, bytes: Buffer, alpn = [TUNNEL_ALPN]): Promise<unknown> {
-  const socket = connect({ host: '127.0.0.1', servername: 'localhost', port, ca: readFileSync(caFile), ALPNProtocols: alpn });
+/** Sends raw hello bytes over the carrier and resolves with the server's answer frame. */
+async function rawHello(carrier: 'tcp' | 'quic', port: number, caFile: string, bytes: Buffer, alpn = [TUNNEL_ALPN]): Promise<unknown> {
+  const socket: Duplex = carrier === 'quic' ? await dialQuicStream({ port, caFile }) : connect({ host: '127.0.0.1', servername: 'localhost', port, ca: readFileSync(caFile), ALPNProtocols: alpn });
   socket.on('error', () => undefined);
   try {
-    await once(socket, 'secureConnect');
+    if (carrier === 'tcp') await once(socket, 'secureConnect');
     socket.write(bytes);
     return await readHello(socket);
   } finally {

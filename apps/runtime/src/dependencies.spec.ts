@@ -1,8 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-/** What a small device must carry: node builtins and @svc/common (itself builtins only), nothing else. */
+/**
+ * What a small device must carry: node builtins and @svc/common (itself builtins plus picomatch,
+ * for sync's exclude patterns), the QUIC carrier's library, and one optional native package, the
+ * PTY library for shells, loaded on the first shell by handlers/shell-pty.ts alone (a device
+ * without it runs everything else and refuses shells). Nothing else.
+ */
 const RUNTIME_SRC = resolve(__dirname);
+const PTY_PACKAGE = '@lydell/node-pty';
+const PTY_LOADER = join(RUNTIME_SRC, 'handlers', 'shell-pty.ts');
 const COMMON_SRC = resolve(__dirname, '../../../libs/common/src');
 
 function sources(dir: string): string[] {
@@ -21,15 +28,27 @@ function imports(file: string): string[] {
 describe('runtime dependencies', () => {
   it.each([
     ['apps/runtime/src', RUNTIME_SRC, /^(\.|node:|@svc\/common$)/],
-    ['libs/common/src', COMMON_SRC, /^(\.|node:)/],
+    ['libs/common/src', COMMON_SRC, /^(\.|node:|picomatch$)/],
   ])('%s imports only node builtins, @svc/common and its own files', (_name, dir, allowed) => {
-    const offending = sources(dir).flatMap((file) => imports(file).filter((specifier) => !allowed.test(specifier)).map((specifier) => `${file}: ${specifier}`));
+    const offending = sources(dir)
+      .filter((file) => file !== PTY_LOADER)
+      .flatMap((file) => imports(file).filter((specifier) => !allowed.test(specifier)).map((specifier) => `${file}: ${specifier}`));
     expect(offending).toEqual([]);
   });
 
-  it('declares @svc/common as its only dependency', () => {
+  it(`names ${PTY_PACKAGE} in handlers/shell-pty.ts only, and imports only its types there`, () => {
+    const naming = sources(RUNTIME_SRC).filter((file) => readFileSync(file, 'utf8').includes(`'${PTY_PACKAGE}'`));
+    expect(naming).toEqual([PTY_LOADER]);
+    expect(imports(PTY_LOADER).filter((specifier) => !/^(\.|node:|@svc\/common$)/.test(specifier))).toEqual([PTY_PACKAGE]);
+    // The package itself is required on the first shell (a failure there refuses shells only).
+    expect(readFileSync(PTY_LOADER, 'utf8')).toContain(`import type * as NodePty from '${PTY_PACKAGE}'`);
+  });
+
+  it('declares only @svc/common and the QUIC library as dependencies, and the PTY library as optional', () => {
     const pkg = JSON.parse(readFileSync(join(RUNTIME_SRC, '..', 'package.json'), 'utf8'));
-    expect(pkg.dependencies).toEqual({ '@svc/common': expect.any(String) });
+    // @matrixai/quic: the QUIC carrier, loaded by path (tunnel/quic-module.ts) only when QUIC is dialed.
+    expect(pkg.dependencies).toEqual({ '@svc/common': expect.any(String), '@matrixai/quic': expect.any(String) });
+    expect(pkg.optionalDependencies).toEqual({ [PTY_PACKAGE]: expect.any(String) });
     expect(pkg.devDependencies).toBeUndefined();
   });
 });

@@ -18,6 +18,8 @@ Options:
   --ca <file>                CA certificate that signed the server's tunnel certificate (SVC_CA_FILE)
   --pin sha256:<hex>         pinned tunnel certificate fingerprint (SVC_SERVER_FINGERPRINT)
   --tunnel <host:port>       tunnel address, instead of asking the server (GET /auth/config)
+  --transport <mode>         auto (QUIC, else TLS over TCP), quic or tcp (SVC_TUNNEL_TRANSPORT)
+  --quic-probe-interval <dur>  auto mode: how often to retry QUIC while on TCP, e.g. 60s (SVC_QUIC_PROBE_INTERVAL)
   --poll-interval <dur>      approval polling interval, e.g. 10s (SVC_REGISTRATION_POLL_INTERVAL)
   --approval-timeout <dur>   how long to wait for approval, e.g. 60m (SVC_APPROVAL_TIMEOUT)
   --reregister               register again when the server refuses the saved key
@@ -33,6 +35,8 @@ const RUN_OPTIONS = {
   ca: { type: 'string' },
   pin: { type: 'string' },
   tunnel: { type: 'string' },
+  transport: { type: 'string' },
+  'quic-probe-interval': { type: 'string' },
   'poll-interval': { type: 'string' },
   'approval-timeout': { type: 'string' },
   reregister: { type: 'boolean' },

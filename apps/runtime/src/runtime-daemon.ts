@@ -1,6 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { RuntimeConfig } from './config/runtime-config';
 import { handleExec } from './handlers/exec-handler';
+import { handleForwardTcp, handleForwardUnix } from './handlers/forward-handler';
+import { FS_HANDLERS } from './handlers/fs-handlers';
+import { handleShell } from './handlers/shell-handler';
 import { ServerApi } from './http/server-api';
 import { RuntimeLogger } from './logging/runtime-logger';
 import { DeviceStore } from './registration/device-store';
@@ -16,6 +19,7 @@ import { loadTunnelTrust } from './tunnel/tls-trust';
 import { openTunnel } from './tunnel/tunnel-connection';
 import { discoverTunnel } from './tunnel/tunnel-discovery';
 import { runTunnelLoop } from './tunnel/tunnel-loop';
+import { connectWithTransport } from './tunnel/transport-select';
 import { sleep } from './util/abortable';
 
 export interface RuntimeIo {
@@ -42,7 +46,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   const store = new DeviceStore(config.credentialsPath);
   const lock = acquireRuntimeLock(config.configDir);
   const operations = new OperationRegistry();
-  const router = new StreamRouter({ exec: handleExec }, operations, log);
+  const router = new StreamRouter({ exec: handleExec, 'forward/tcp': handleForwardTcp, 'forward/unix': handleForwardUnix, shell: handleShell, ...FS_HANDLERS }, operations, log);
   const runtime = { version: runtimeVersion(), boot_id: BOOT_ID };
   log.info('runtime starting', { version: runtime.version, server: config.serverUrl.origin, credentials: config.credentialsPath });
   try {
@@ -51,7 +55,15 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
       if (apiKey === undefined) return EXIT_CODES.ok;
       const end = await runTunnelLoop(
         {
-          connect: async () => openTunnel({ target: config.tunnel ?? (await discoverTunnel(api)), trust, apiKey, runtime, router, operations, log }),
+          connect: () =>
+            connectWithTransport({
+              mode: config.transport,
+              probeIntervalMs: config.quicProbeIntervalMs,
+              target: async () => config.tunnel ?? (await discoverTunnel(api)),
+              open: (target, carrier, connectTimeoutMs) =>
+                openTunnel({ target, carrier, connectTimeoutMs, quicMaxDatagramBytes: config.quicMaxDatagramBytes, trust, apiKey, runtime, router, operations, log }),
+              log,
+            }),
           backoff: new Backoff(),
           log,
           sleep,

@@ -15,8 +15,10 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'DEVICE_OFFLINE'
+  | 'CONNECTION_REFUSED'
   | 'TIMEOUT'
   | 'STORAGE_UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL';
 
 export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -32,8 +34,10 @@ export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   DEVICE_OFFLINE: 503,
+  CONNECTION_REFUSED: 502,
   TIMEOUT: 504,
   STORAGE_UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500,
 };
 
@@ -125,6 +129,13 @@ export class DeviceOfflineError extends DomainError {
   }
 }
 
+/** A forward's target on the device's side refused or could not be reached (nothing listens there). */
+export class ConnectionRefusedError extends DomainError {
+  constructor(message: string) {
+    super('CONNECTION_REFUSED', message);
+  }
+}
+
 export class TimeoutError extends DomainError {
   constructor(message = 'Timed out') {
     super('TIMEOUT', message);
@@ -134,6 +145,13 @@ export class TimeoutError extends DomainError {
 export class StorageUnavailableError extends DomainError {
   constructor(message = 'Storage is unavailable') {
     super('STORAGE_UNAVAILABLE', message);
+  }
+}
+
+/** A file could not be written: the disk (or the quota) of the machine holding it is full. */
+export class InsufficientStorageError extends DomainError {
+  constructor(message = 'No space left on device') {
+    super('INSUFFICIENT_STORAGE', message);
   }
 }
 

@@ -56,6 +56,7 @@ describe('capabilities', () => {
     'device:view': { admin: true, member: true, viewer: true },
     'device:exec': { admin: true, member: true, viewer: false },
     'device:forward': { admin: true, member: true, viewer: false },
+    'device:read-files': { admin: true, member: true, viewer: false },
     'device:write-files': { admin: true, member: true, viewer: false },
     'device:deploy': { admin: true, member: true, viewer: false },
     'device:manage': { admin: true, member: false, viewer: false },

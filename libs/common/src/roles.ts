@@ -23,9 +23,10 @@ export function isToolRole(value: unknown): value is ToolRole {
 }
 
 export const CAPABILITIES = [
-  'device:view', // list, status, audit logs, access list, directory listings
+  'device:view', // list, status, audit logs, access list
   'device:exec', // device_exec, docker_exec
   'device:forward', // forward_start
+  'device:read-files', // device_ls, device_cp / device_sync from the device (files may hold secrets: not for viewers)
   'device:write-files', // device_cp / device_sync towards the device
   'device:deploy', // deployments
   'device:manage', // share/unshare, re-key (approve a re-registration)
@@ -35,8 +36,8 @@ export type Capability = (typeof CAPABILITIES)[number];
 
 /** `device:own` is in no role: ownership grants it (see `grantAllows`), so no share ever can. */
 const ROLE_CAPABILITIES: Record<OrgRole, readonly Capability[]> = {
-  admin: ['device:view', 'device:exec', 'device:forward', 'device:write-files', 'device:deploy', 'device:manage'],
-  member: ['device:view', 'device:exec', 'device:forward', 'device:write-files', 'device:deploy'],
+  admin: ['device:view', 'device:exec', 'device:forward', 'device:read-files', 'device:write-files', 'device:deploy', 'device:manage'],
+  member: ['device:view', 'device:exec', 'device:forward', 'device:read-files', 'device:write-files', 'device:deploy'],
   viewer: ['device:view'],
 };
 

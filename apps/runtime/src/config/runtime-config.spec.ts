@@ -53,6 +53,18 @@ describe('runtime configuration', () => {
     expect(config).toMatchObject({ envApiKey: 'svc_x', pin: hex, caFile: '/etc/svc/ca.pem', credentialsPath: '/tmp/c/credentials.json' });
   });
 
+  it('chooses the tunnel carrier: auto by default, --transport over SVC_TUNNEL_TRANSPORT', () => {
+    expect(loadRuntimeConfig({}, env)).toMatchObject({ transport: 'auto', quicProbeIntervalMs: 60_000, quicMaxDatagramBytes: 1350 });
+    expect(loadRuntimeConfig({}, { ...env, SVC_TUNNEL_TRANSPORT: 'tcp', SVC_QUIC_PROBE_INTERVAL: '5m', SVC_QUIC_MAX_DATAGRAM: '9000' })).toMatchObject({
+      transport: 'tcp',
+      quicProbeIntervalMs: 300_000,
+      quicMaxDatagramBytes: 9000,
+    });
+    expect(loadRuntimeConfig({ transport: 'QUIC', 'quic-probe-interval': '200ms' }, { ...env, SVC_TUNNEL_TRANSPORT: 'tcp' })).toMatchObject({ transport: 'quic', quicProbeIntervalMs: 200 });
+    expect(() => loadRuntimeConfig({ transport: 'udp' }, env)).toThrow('--transport: must be one of auto, quic, tcp');
+    expect(() => loadRuntimeConfig({}, { ...env, SVC_QUIC_MAX_DATAGRAM: '100' })).toThrow('SVC_QUIC_MAX_DATAGRAM');
+  });
+
   it('reports every problem at once, naming the flag or variable', () => {
     let error: ConfigError | undefined;
     try {

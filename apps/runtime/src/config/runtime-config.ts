@@ -1,5 +1,5 @@
 import { CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, isScope, parseVariables } from '@svc/common';
-import { LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parsePin, RUNTIME_VARIABLES } from './runtime-variables';
+import { LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
 
 type Env = Record<string, string | undefined>;
 
@@ -15,6 +15,8 @@ export interface RunFlags {
   pin?: string;
   'log-level'?: string;
   reregister?: boolean;
+  transport?: string;
+  'quic-probe-interval'?: string;
 }
 
 export interface RuntimeConfig {
@@ -31,6 +33,9 @@ export interface RuntimeConfig {
   pin?: string;
   logLevel: LogLevel;
   reregister: boolean;
+  transport: TransportMode;
+  quicProbeIntervalMs: number;
+  quicMaxDatagramBytes: number;
   /** SVC_API_KEY: used before the credentials file, never written to it. */
   envApiKey?: string;
   configDir: string;
@@ -65,6 +70,9 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     pin: flag('pin', parsePin) ?? vars.pin,
     logLevel: flag('log-level', parseLogLevel) ?? vars.logLevel ?? 'info',
     reregister: flags.reregister === true,
+    transport: flag('transport', parseTransport) ?? vars.transport ?? 'auto',
+    quicProbeIntervalMs: flag('quic-probe-interval', parseDuration) ?? vars.quicProbeInterval ?? 60_000,
+    quicMaxDatagramBytes: vars.quicMaxDatagram ?? 1350,
     envApiKey: vars.apiKey,
     configDir: configDirectory(env),
     credentialsPath: credentialsFilePath(env),
@@ -88,6 +96,12 @@ function parseLogLevel(raw: string): LogLevel {
   const level = raw.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
   return level as LogLevel;
+}
+
+function parseTransport(raw: string): TransportMode {
+  const mode = raw.trim().toLowerCase();
+  if (!(TRANSPORT_MODES as readonly string[]).includes(mode)) throw new Error(`must be one of ${TRANSPORT_MODES.join(', ')}`);
+  return mode as TransportMode;
 }
 
 function collect<T>(problems: string[], work: () => T, label?: string): T | undefined {

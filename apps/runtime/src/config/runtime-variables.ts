@@ -1,5 +1,9 @@
 import { v, VariableSpec } from '@svc/common';
 
+/** `--transport`: auto tries QUIC and falls back to TLS over TCP; quic or tcp use that carrier only. */
+export const TRANSPORT_MODES = ['auto', 'quic', 'tcp'] as const;
+export type TransportMode = (typeof TRANSPORT_MODES)[number];
+
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -46,4 +50,7 @@ export const RUNTIME_VARIABLES = {
   pollInterval: duration('SVC_REGISTRATION_POLL_INTERVAL', 'How often a registering runtime asks whether it was approved (flag `--poll-interval`).', '10s'),
   approvalTimeout: duration('SVC_APPROVAL_TIMEOUT', 'How long a registering runtime waits for approval (flag `--approval-timeout`).', '60m'),
   logLevel: v.oneOf('RUST_LOG', 'Log level of the runtime (flag `--log-level`).', LOG_LEVELS, 'info'),
+  transport: v.oneOf('SVC_TUNNEL_TRANSPORT', 'Tunnel carrier: `auto` (QUIC, falling back to TLS over TCP when UDP is blocked, moving back when QUIC works again), `quic` or `tcp` (flag `--transport`).', TRANSPORT_MODES, 'auto'),
+  quicProbeInterval: duration('SVC_QUIC_PROBE_INTERVAL', 'In `auto` mode, how often a runtime that fell back to TCP tries QUIC again (flag `--quic-probe-interval`).', '60s'),
+  quicMaxDatagram: v.integer('SVC_QUIC_MAX_DATAGRAM', 'Largest UDP payload the runtime sends over QUIC, in bytes; raise it only where the path MTU allows.', 1350, 1200, 65527),
 };

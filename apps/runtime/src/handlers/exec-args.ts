@@ -1,4 +1,4 @@
-import { ExecStreamArgs, InvalidInputError } from '@svc/common';
+import { ExecStreamArgs, InvalidInputError, parseEnvArgument } from '@svc/common';
 
 /** `device_exec`'s default and the longest a single command may be given. */
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
@@ -19,20 +19,10 @@ export function parseExecArgs(raw: Record<string, unknown>): ExecStreamArgs {
   }
   if (stdin !== undefined && typeof stdin !== 'boolean') throw new InvalidInputError('stdin must be true or false');
   const args: ExecStreamArgs = { command: command as string[], timeout_secs: timeout, stdin: stdin ?? false };
-  if (env !== undefined) args.env = parseEnv(env);
+  if (env !== undefined) args.env = parseEnvArgument(env);
   if (cwd !== undefined) {
     if (typeof cwd !== 'string' || cwd === '' || cwd.includes('\0')) throw new InvalidInputError('cwd must be a non-empty path');
     args.cwd = cwd;
   }
   return args;
-}
-
-function parseEnv(env: unknown): Record<string, string> {
-  if (env === null || typeof env !== 'object' || Array.isArray(env)) throw new InvalidInputError('env must be an object of strings');
-  for (const [name, value] of Object.entries(env)) {
-    if (!/^[^=\0]+$/.test(name) || typeof value !== 'string' || value.includes('\0')) {
-      throw new InvalidInputError(`env ${JSON.stringify(name)} must be a variable name with a string value`);
-    }
-  }
-  return env as Record<string, string>;
 }

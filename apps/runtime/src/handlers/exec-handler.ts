@@ -198,7 +198,7 @@ function spawned(child: ChildProcess, program: string): Promise<void> {
   });
 }
 
-function drained(stream: Writable): Promise<void> {
+export function drained(stream: Writable): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       stream.off('drain', done).off('close', done).off('error', done);
@@ -216,7 +216,7 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function childEnvironment(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+export function childEnvironment(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   for (const name of PRIVATE_VARIABLES) delete env[name];
   return env;

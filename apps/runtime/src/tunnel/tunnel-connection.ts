@@ -1,4 +1,5 @@
 import * as http2 from 'node:http2';
+import type { Duplex } from 'node:stream';
 import { connect, TLSSocket } from 'node:tls';
 import {
   encodeHello,
@@ -11,6 +12,7 @@ import {
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
+import { dialQuic } from './quic-connect';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
 
@@ -18,14 +20,24 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /** How long a graceful close waits for streams to finish before cutting the connection. */
 const CLOSE_GRACE_MS = 2000;
 
+/** The two carriers on the tunnel port: QUIC on udp, TLS on tcp. */
+export type TunnelCarrierName = 'quic' | 'tcp';
+
 export interface TunnelTarget {
   host: string;
   port: number;
+  /** What the server announces (GET /auth/config); unknown when the address was given with --tunnel. */
+  transports?: TunnelCarrierName[];
 }
 
 export interface TunnelConnectOptions {
   target: TunnelTarget;
+  carrier: TunnelCarrierName;
   trust: TunnelTrust;
+  /** How long the transport handshake may take (TLS, or QUIC's handshake with its retransmits). */
+  connectTimeoutMs?: number;
+  /** Largest UDP payload sent over QUIC. */
+  quicMaxDatagramBytes: number;
   apiKey: string;
   runtime: { version: string; boot_id: string };
   router: StreamRouter;
@@ -42,7 +54,10 @@ export class TunnelRefusedError extends Error {
 }
 
 export interface OpenTunnel {
+  readonly carrier: TunnelCarrierName;
   deviceId: string;
+  /** Whether the server has operation streams open on it right now. */
+  busy(): boolean;
   heartbeatSecs: number;
   /** Settles with the reason once the tunnel is gone, whoever ended it. */
   closed: Promise<string>;
@@ -51,13 +66,18 @@ export interface OpenTunnel {
 }
 
 /**
- * One tunnel: TLS (trust checked before any byte is sent), the hello, then this runtime becomes
- * the HTTP/2 server on the same socket and the server opens a stream per operation. A tunnel that
+ * One tunnel: TLS or a QUIC stream (trust checked before any byte is sent), the hello, then this
+ * runtime becomes the HTTP/2 server on the same byte stream and the server opens a stream per
+ * operation; both carriers run exactly this protocol. A tunnel that
  * hears no PING for 3 heartbeats is declared dead, so a silently broken path is noticed in 30 s.
  */
 export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTunnel> {
   const { target, trust, log } = options;
-  const socket = await connectTls(target, trust);
+  const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const socket: Duplex =
+    options.carrier === 'quic'
+      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, maxDatagramBytes: options.quicMaxDatagramBytes })
+      : await connectTls(target, trust, timeoutMs);
   let answer;
   try {
     const answered = readHello(socket);
@@ -82,7 +102,12 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     session = s;
     s.on('connect', () => s.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
   });
-  server.on('stream', (stream, headers) => options.router.handle(stream, headers));
+  let openStreams = 0;
+  server.on('stream', (stream, headers) => {
+    openStreams++;
+    stream.once('close', () => openStreams--);
+    options.router.handle(stream, headers);
+  });
   server.emit('connection', socket);
 
   let settle!: (reason: string) => void;
@@ -106,7 +131,9 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   socket.on('close', () => end('tunnel connection closed by the server'));
 
   return {
+    carrier: options.carrier,
     deviceId: answer.device_id,
+    busy: () => openStreams > 0,
     heartbeatSecs: answer.heartbeat_secs,
     closed,
     async close() {
@@ -120,15 +147,16 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   };
 }
 
-function connectTls(target: TunnelTarget, trust: TunnelTrust): Promise<TLSSocket> {
+function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = connect(tlsConnectOptions(target.host, target.port, trust));
+    socket.setNoDelay(true); // small frames go out at once (see the relay's carrier)
     const fail = (error: Error) => {
       clearTimeout(timer);
       socket.destroy();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new Error(`no TLS connection to ${target.host}:${target.port} within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(new Error(`no TLS connection to ${target.host}:${target.port} within ${timeoutMs / 1000} s`)), timeoutMs);
     const onError = (error: Error) => fail(new Error(`TLS connection to ${target.host}:${target.port} failed: ${error.message}`));
     socket.once('error', onError);
     socket.once('secureConnect', () => {

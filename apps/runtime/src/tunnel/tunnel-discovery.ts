@@ -1,16 +1,19 @@
 import { ServerApi } from '../http/server-api';
-import type { TunnelTarget } from './tunnel-connection';
+import type { TunnelCarrierName, TunnelTarget } from './tunnel-connection';
 
 /** Host of the server URL without IPv6 brackets, as a socket wants it. */
 export function serverHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** The tunnel listens on the server's host, on the port `GET /auth/config` announces. */
+/** The tunnel listens on the server's host, on the port (and carriers) `GET /auth/config` announces. */
 export async function discoverTunnel(api: ServerApi): Promise<TunnelTarget> {
   const answer = await api.get('/auth/config');
-  const tunnel = (answer.body as { tunnel?: { port?: unknown } } | undefined)?.tunnel;
+  const tunnel = (answer.body as { tunnel?: { port?: unknown; transports?: unknown } } | undefined)?.tunnel;
   if (answer.status !== 200) throw new Error(`GET /auth/config answered HTTP ${answer.status}; give the tunnel address with --tunnel host:port`);
   if (typeof tunnel?.port !== 'number') throw new Error('the server announces no tunnel endpoint (GET /auth/config); give one with --tunnel host:port');
-  return { host: serverHost(api.baseUrl), port: tunnel.port };
+  // A server from before QUIC announces no transports: it has TLS over TCP only.
+  const announced = Array.isArray(tunnel.transports) ? tunnel.transports : ['tcp'];
+  const transports = announced.filter((name): name is TunnelCarrierName => name === 'quic' || name === 'tcp');
+  return { host: serverHost(api.baseUrl), port: tunnel.port, transports };
 }

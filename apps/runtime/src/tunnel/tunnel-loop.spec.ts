@@ -30,7 +30,7 @@ function harness(steps: Step[], stopAfterSteps = steps.length) {
           resolve('lost');
         }),
       );
-      return { deviceId: 'pi-1', heartbeatSecs: 10, closed, close: async () => undefined };
+      return { carrier: 'tcp', deviceId: 'pi-1', heartbeatSecs: 10, busy: () => false, closed, close: async () => undefined };
     },
   };
   return { deps, delays, controller, connects: () => taken };
@@ -71,7 +71,7 @@ describe('runTunnelLoop', () => {
       sleep: async () => undefined,
       connect: async () => {
         setImmediate(() => controller.abort());
-        return { deviceId: 'pi-1', heartbeatSecs: 10, closed: new Promise(() => undefined), close };
+        return { carrier: 'tcp', deviceId: 'pi-1', heartbeatSecs: 10, busy: () => false, closed: new Promise(() => undefined), close };
       },
     };
     expect(await runTunnelLoop(deps, controller.signal)).toBe('stopped');

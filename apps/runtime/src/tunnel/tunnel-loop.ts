@@ -32,7 +32,7 @@ export async function runTunnelLoop(deps: TunnelLoopDeps, signal: AbortSignal): 
         break;
       }
       const upAt = deps.now();
-      deps.log.info('tunnel up', { device_id: tunnel.deviceId, heartbeat_secs: tunnel.heartbeatSecs });
+      deps.log.info('tunnel up', { device_id: tunnel.deviceId, heartbeat_secs: tunnel.heartbeatSecs, carrier: tunnel.carrier });
       const reason = await unlessAborted(tunnel.closed, signal);
       if (signal.aborted) {
         await tunnel.close();

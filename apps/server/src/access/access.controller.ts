@@ -24,13 +24,13 @@ export class AccessController {
   @Post()
   @HttpCode(200)
   @OperationResponse('device_access_add')
-  add(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Body() body: AddAccessInput) {
+  add(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Body() body: AddAccessInput): Promise<OperationResult<'device_access_add'>> {
     return this.access.add(principal, device, body.email_or_org_id, body.role);
   }
 
   @Delete(':emailOrOrgId')
   @OperationResponse('device_access_remove')
-  remove(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Param('emailOrOrgId') emailOrOrgId: string) {
+  remove(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Param('emailOrOrgId') emailOrOrgId: string): Promise<OperationResult<'device_access_remove'>> {
     return this.access.remove(principal, device, emailOrOrgId);
   }
 }

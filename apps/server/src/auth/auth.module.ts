@@ -4,10 +4,12 @@ import { PassportModule } from '@nestjs/passport';
 import { UsersModule } from '../users/users.module';
 import { JwtStrategy } from './jwt.strategy';
 import { AuthenticationGuard } from './authentication.guard';
+import { BearerAuthenticator } from './bearer-authenticator';
 
 /** Deny by default: the guard is global and only @Public() routes skip it. */
 @Module({
   imports: [PassportModule, UsersModule],
-  providers: [JwtStrategy, { provide: APP_GUARD, useClass: AuthenticationGuard }],
+  providers: [JwtStrategy, BearerAuthenticator, { provide: APP_GUARD, useClass: AuthenticationGuard }],
+  exports: [BearerAuthenticator],
 })
 export class AuthModule {}

@@ -55,12 +55,16 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
     }
   }
 
-  /** Passport's outcome: a TokenIdentity, or an error/info explaining the refusal. */
   override handleRequest<T>(err: unknown, user: T, info: unknown): T {
-    if (err instanceof DomainError) throw err;
-    if (user) return user;
-    throw new UnauthenticatedError(describeTokenFailure(info ?? err));
+    return tokenOutcome(err, user, info);
   }
+}
+
+/** Passport's outcome: a TokenIdentity, or an error/info explaining the refusal (also BearerAuthenticator's). */
+export function tokenOutcome<T>(err: unknown, user: T, info: unknown): T {
+  if (err instanceof DomainError) throw err;
+  if (user) return user;
+  throw new UnauthenticatedError(describeTokenFailure(info ?? err));
 }
 
 function describeTokenFailure(info: unknown): string {

@@ -25,6 +25,8 @@ class BodyRefused extends Error {
 export function jsonBodyMiddleware() {
   const parse = json({ limit: LIMITS.maxJsonBodyBytes, strict: true, verify: checkDecodedBody });
   return (req: Request, res: Response, next: NextFunction): void => {
+    // A file upload (PUT, octet-stream) is streamed by its route itself, never parsed or buffered here.
+    if (req.method === 'PUT' && req.is('application/octet-stream')) return next();
     const refused = carriesBody(req) ? refusal(req) : undefined;
     if (refused) return next(refused);
     parse(req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req)));

@@ -29,6 +29,8 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   unifiedPort: 'Network and TLS',
   restPort: 'Network and TLS',
   listenHost: 'Network and TLS',
+  tunnelQuic: 'Network and TLS',
+  tunnelQuicMaxDatagram: 'Network and TLS',
   certificatePath: 'Network and TLS',
   adminKey: 'Administration and users',
   serverSecret: 'Administration and users',

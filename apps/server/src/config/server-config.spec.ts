@@ -70,6 +70,8 @@ const ROWS: Row[] = [
   { name: 'UNIFIED_PORT', read: (c) => c.unifiedPort, unset: 8084, good: [['443', 443], ['0', 0], ['65535', 65535]], bad: PORT_BAD },
   { name: 'REST_PORT', read: (c) => c.restPort, unset: 8085, good: [['8080', 8080]], bad: PORT_BAD },
   { name: 'LISTEN_HOST', read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1'], ['::1', '::1'], ['localhost', 'localhost']], bad: ['0.0.0.0:8085', 'http://x', '///'] },
+  { name: 'TUNNEL_QUIC', read: (c) => c.quic !== null, unset: true, good: [['false', false], ['1', true]], bad: ['maybe'] },
+  { name: 'TUNNEL_QUIC_MAX_DATAGRAM', read: (c) => c.quic?.maxDatagramBytes, unset: 1350, good: [['1200', 1200], ['65000', 65000]], bad: ['1199', '65528', 'big'] },
   // Staging accepts any admin key; the production rules are tested below.
   { name: 'ADMIN_KEY', read: (c) => c.adminKey, unset: DEFAULT_ADMIN_KEY, good: [['short', 'short']], bad: [] },
   { name: 'SERVER_SECRET', env: { DATA_DIR: KEPT_DIR }, read: secretOf, unset: 'kept-from-an-earlier-start', good: [['any value in staging', 'any value in staging']], bad: [] },

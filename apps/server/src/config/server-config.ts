@@ -19,6 +19,8 @@ export interface ServerConfig {
   unifiedPort: number;
   restPort: number;
   listenHost: string;
+  /** The QUIC carrier on UNIFIED_PORT/udp; null when TUNNEL_QUIC=false. */
+  quic: { maxDatagramBytes: number } | null;
   tls: { certFile: string; keyFile: string } | null;
   adminKey: string;
   /**
@@ -79,6 +81,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     unifiedPort: raw.unifiedPort,
     restPort: raw.restPort,
     listenHost: raw.listenHost!,
+    quic: raw.tunnelQuic ? { maxDatagramBytes: raw.tunnelQuicMaxDatagram } : null,
     tls,
     adminKey: raw.adminKey!,
     serverSecret: Buffer.from(serverSecret, 'utf8'),

@@ -33,6 +33,8 @@ export const SERVER_VARIABLES = {
   unifiedPort: v.port('UNIFIED_PORT', 'Port for runtime connections and tunnel traffic (TCP and UDP); map it to 443.', 8084),
   restPort: v.port('REST_PORT', 'Port for the REST API; typically mapped to 8080.', 8085),
   listenHost: v.host('LISTEN_HOST', 'Address the server binds to.', '0.0.0.0'),
+  tunnelQuic: v.boolean('TUNNEL_QUIC', 'false: no QUIC carrier on `UNIFIED_PORT`/udp; runtimes in `auto` mode then use TLS over TCP.', true),
+  tunnelQuicMaxDatagram: v.integer('TUNNEL_QUIC_MAX_DATAGRAM', 'Largest UDP payload the QUIC carrier sends, in bytes; raise it only where the path MTU allows (e.g. loopback, jumbo frames).', 1350, 1200, 65527),
   adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
   serverSecret: {
     ...v.string(

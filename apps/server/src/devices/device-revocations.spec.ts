@@ -1,16 +1,16 @@
-import { ManualClock } from '../common/clock';
+import { Clock, ManualClock } from '../common/clock';
 import { EmbeddedStorage } from '../storage/embedded/embedded-storage';
 import { ALL_COLLECTIONS } from '../storage/records';
 import { RevocationsRepository } from '../storage/repositories/revocations.repository';
-import { DeviceRevocations } from './device-revocations';
+import { DeviceRevocations, REVOCATION_SWEEP_OVERLAP_MS, REVOCATION_SWEEP_PAGE } from './device-revocations';
 
 /** Two server processes ("replicas") sharing one store, each with its own listener (its relay). */
 describe('DeviceRevocations', () => {
   let storage: EmbeddedStorage;
   let clock: ManualClock;
   let repository: RevocationsRepository;
-  const replica = () => {
-    const revocations = new DeviceRevocations(repository, clock);
+  const replica = (own: Clock = clock) => {
+    const revocations = new DeviceRevocations(repository, own);
     const closed: string[] = [];
     revocations.onRevoked((deviceId) => void closed.push(deviceId));
     return { revocations, closed };
@@ -46,6 +46,73 @@ describe('DeviceRevocations', () => {
 
     expect(await a.revocations.sweep()).toBe(1);
     expect(a.closed).toEqual(['pi-1', 'pi-2']);
+  });
+
+  /** A replica's clock off by `ms` from the shared one. */
+  const skewed = (ms: number): Clock => ({ now: () => new Date(clock.now().getTime() + ms) });
+
+  it('still learns a revocation dated before one it already acted on (a slow write, a clock behind)', async () => {
+    const a = replica();
+    const b = replica();
+    const lagging = replica(skewed(-2_000));
+    clock.advance(10_000);
+    await a.revocations.revoked({ id: 'pi-1', apiKeyHash: 'hash-1' }, 'removed');
+    expect(await b.revocations.sweep()).toBe(1);
+    await lagging.revocations.revoked({ id: 'pi-2', apiKeyHash: 'hash-2' }, 'removed');
+
+    expect(await b.revocations.sweep()).toBe(1);
+    expect(b.closed).toEqual(['pi-1', 'pi-2']);
+  });
+
+  it('is not blinded by a replica whose clock runs ahead', async () => {
+    const ahead = replica(skewed(10 * 60_000));
+    const a = replica();
+    const b = replica();
+    clock.advance(1000);
+    await ahead.revocations.revoked({ id: 'pi-1', apiKeyHash: 'hash-1' }, 'removed');
+    expect(await b.revocations.sweep()).toBe(1);
+    clock.advance(1000);
+    await a.revocations.revoked({ id: 'pi-2', apiKeyHash: 'hash-2' }, 'rekeyed');
+
+    expect(await b.revocations.sweep()).toBe(1);
+    expect(b.closed).toEqual(['pi-1', 'pi-2']);
+  });
+
+  it('reads a burst larger than one page in a single sweep, records sharing an instant across the page edge included', async () => {
+    const a = replica();
+    const b = replica();
+    clock.advance(1000);
+    const burst = REVOCATION_SWEEP_PAGE + 5;
+    for (let i = 0; i < burst; i++) {
+      if (i % 7 === 0) clock.advance(1);
+      await a.revocations.revoked({ id: `pi-${i}`, apiKeyHash: `hash-${i}` }, 'removed');
+    }
+
+    expect(await b.revocations.sweep()).toBe(burst);
+    expect(new Set(b.closed).size).toBe(burst);
+    expect(await b.revocations.sweep()).toBe(0);
+  });
+
+  it('forgets what it announced once the record leaves the look-back window, without announcing it again', async () => {
+    const a = replica();
+    const b = replica();
+    clock.advance(1000);
+    await a.revocations.revoked({ id: 'pi-1', apiKeyHash: 'hash-1' }, 'removed');
+    expect(await b.revocations.sweep()).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      clock.advance(REVOCATION_SWEEP_OVERLAP_MS);
+      expect(await b.revocations.sweep()).toBe(0);
+    }
+    expect(b.closed).toEqual(['pi-1']);
+  });
+
+  it('joins a sweep still running instead of announcing its records twice', async () => {
+    const a = replica();
+    const b = replica();
+    clock.advance(1000);
+    await a.revocations.revoked({ id: 'pi-1', apiKeyHash: 'hash-1' }, 'removed');
+    expect(await Promise.all([b.revocations.sweep(), b.revocations.sweep()])).toEqual([1, 1]);
+    expect(b.closed).toEqual(['pi-1']);
   });
 
   it('keeps going when a listener fails', async () => {

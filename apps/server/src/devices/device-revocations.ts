@@ -9,6 +9,13 @@ type RevocationListener = (deviceId: string) => void | Promise<void>;
 
 /** How often a replica looks for revocations written by the others. */
 export const REVOCATION_SWEEP_MS = 5_000;
+/**
+ * Records carry their writer's clock and become visible when the write lands, so a sweep reads
+ * this far behind the previous one: a slow write, or a replica whose clock is up to this much
+ * behind, is still seen. Record ids already announced are remembered for the window's length.
+ */
+export const REVOCATION_SWEEP_OVERLAP_MS = 60_000;
+export const REVOCATION_SWEEP_PAGE = 1000;
 /** Longer than any tunnel can stay up unnoticed; then the record is only history. */
 const REVOCATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -23,13 +30,17 @@ export class DeviceRevocations {
   private readonly listeners: RevocationListener[] = [];
   /** Identifies this process in the records it writes. */
   readonly origin = randomUUID();
-  private sweptUntil: Date;
+  /** Local time the previous sweep started (then: when this process started). */
+  private previousSweep: number;
+  /** Other replicas' records already announced here: id → revokedAt (ms). */
+  private readonly announced = new Map<string, number>();
+  private sweeping: Promise<number> | null = null;
 
   constructor(
     private readonly revocations: RevocationsRepository,
     private readonly clock: Clock,
   ) {
-    this.sweptUntil = clock.now();
+    this.previousSweep = clock.now().getTime();
   }
 
   onRevoked(listener: RevocationListener): void {
@@ -50,15 +61,37 @@ export class DeviceRevocations {
     await this.notify(device.id);
   }
 
-  /** Acts on revocations other replicas wrote since the last sweep. */
+  /**
+   * Acts on revocations other replicas wrote since the last sweep (see REVOCATION_SWEEP_OVERLAP_MS);
+   * answers how many. A sweep still running when the next is due is joined, not doubled.
+   */
   @Interval('revocation-sweep', REVOCATION_SWEEP_MS)
-  async sweep(): Promise<number> {
-    const records = await this.revocations.writtenByOthersSince(this.sweptUntil, this.origin);
-    for (const record of records) {
-      await this.notify(record.deviceId);
-      this.sweptUntil = record.revokedAt;
+  sweep(): Promise<number> {
+    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    const startedAt = this.clock.now().getTime();
+    const windowStart = this.previousSweep - REVOCATION_SWEEP_OVERLAP_MS;
+    let fresh = 0;
+    let from = new Date(windowStart);
+    for (;;) {
+      const page = await this.revocations.writtenByOthersFrom(from, this.origin, REVOCATION_SWEEP_PAGE);
+      const unseen = page.filter((record) => !this.announced.has(record.id));
+      for (const record of unseen) {
+        this.announced.set(record.id, record.revokedAt.getTime());
+        await this.notify(record.deviceId);
+      }
+      fresh += unseen.length;
+      // Pages continue from the last record's instant; a full page of known records means more than a
+      // page of them share that instant, and reading on would only return them again.
+      if (page.length < REVOCATION_SWEEP_PAGE || unseen.length === 0) break;
+      from = page[page.length - 1].revokedAt;
     }
-    return records.length;
+    for (const [id, revokedAt] of this.announced) if (revokedAt < windowStart) this.announced.delete(id);
+    this.previousSweep = Math.max(this.previousSweep, startedAt);
+    return fresh;
   }
 
   private async notify(deviceId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { OperationResponse } from '../common/operation-response.decorator';
+import { OperationResponse, RouteResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { InvalidInputError, OperationResult } from '@svc/common';
+import { InvalidInputError, OperationResult, RouteResults } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
@@ -21,8 +21,8 @@ export class DevicesController {
   ) {}
 
   @Get()
-  @OperationResponse('devices_list')
-  list(@CurrentPrincipal() principal: UserPrincipal, @Query() query: ListDevicesQuery) {
+  @OperationResponse('devices_list', 200, 'devices_list_page')
+  list(@CurrentPrincipal() principal: UserPrincipal, @Query() query: ListDevicesQuery): Promise<OperationResult<'devices_list'> | RouteResults['devices_list_page']> {
     return this.devices.list(principal, query);
   }
 
@@ -44,7 +44,8 @@ export class DevicesController {
   /** Rejects every pending registration request the caller may decide that matches the filters (a flood). */
   @Post('registrations/reject')
   @HttpCode(200)
-  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectRegistrationsInput) {
+  @RouteResponse('registrations_reject')
+  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectRegistrationsInput): Promise<RouteResults['registrations_reject']> {
     return this.registrations.rejectMatching(principal, body);
   }
 
@@ -56,7 +57,8 @@ export class DevicesController {
   }
 
   @Get(':device/status')
-  status(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string) {
+  @RouteResponse('device_status_one')
+  status(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string): Promise<RouteResults['device_status_one']> {
     return this.devices.status(principal, device);
   }
 
@@ -68,7 +70,8 @@ export class DevicesController {
   }
 
   @Get(':device/audit-logs')
-  auditLogs(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Query() query: AuditLogsQuery) {
+  @RouteResponse('device_audit_logs_one')
+  auditLogs(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Query() query: AuditLogsQuery): Promise<OperationResult<'device_audit_logs'>> {
     return this.devices.auditLogs(principal, { ...query, device });
   }
 }

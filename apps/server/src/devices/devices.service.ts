@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLogsResult, DeviceListItem, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
+import { AuditLogsResult, DeviceListItem, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
 import { AuditService } from '../audit/audit.service';
@@ -14,12 +14,6 @@ import { AuditLogQuery, parseAuditRange } from './audit-range';
 
 /** With a status filter, devices are read in chunks of at least this many until a page fills. */
 const STATUS_FILTER_CHUNK = 500;
-
-/** A page of devices_list: `next_cursor` is null on the last page. */
-export interface DeviceListPage {
-  items: DeviceListItem[];
-  next_cursor: string | null;
-}
 
 function listPage(items: DeviceListItem[], next: ListCursor | null): DeviceListPage {
   return { items, next_cursor: next ? encodeCursor(next) : null };

@@ -1,8 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/decorators';
 import { Storage } from '../storage/storage.port';
+import { HealthResult } from './responses';
 
 const STARTED = Date.now();
 const PING_TIMEOUT_MS = 2000;
@@ -15,7 +16,9 @@ export class HealthController {
   constructor(private readonly storage: Storage) {}
 
   @Get()
-  async health(@Res({ passthrough: true }) res: Response) {
+  @ApiOkResponse({ type: HealthResult })
+  @ApiServiceUnavailableResponse({ type: HealthResult })
+  async health(@Res({ passthrough: true }) res: Response): Promise<HealthResult> {
     const storage = await this.pingStorage();
     if (storage !== 'up') res.status(503);
     return { status: storage === 'up' ? 'ok' : 'degraded', storage, storage_kind: this.storage.kind, uptime_seconds: Math.round((Date.now() - STARTED) / 1000) };

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Headers, Post, Query, Req } from '@nestjs/common
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, RegistrationStatusResult } from '@svc/common';
+import { RouteResponse } from '../common/operation-response.decorator';
 import { Public } from '../auth/decorators';
 import { RegistrationsService } from './registrations.service';
 import { RegistrationStatusQuery, RequestRegistrationInput } from './dto';
@@ -14,6 +15,7 @@ export class RegistrationsController {
   constructor(private readonly registrations: RegistrationsService) {}
 
   @Post()
+  @RouteResponse('registration_request', 201)
   request(@Body() body: RequestRegistrationInput, @Req() req: Request): Promise<RegistrationRequestResult> {
     return this.registrations.request(body, req.ip ?? 'unknown');
   }
@@ -23,6 +25,7 @@ export class RegistrationsController {
    * approved → {status, api_key, device_id} once, then 410. No valid proof → 401.
    */
   @Get('status')
+  @RouteResponse('registration_status')
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.timestamp, description: 'Unix time in seconds, within 300 s of the server clock' })
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.signature, description: 'base64url Ed25519 signature of "svc-registration-status\\n<request_id>\\n<timestamp>"' })
   status(

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/decorators';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { CLI_CLIENT_ID } from '../dev-idp/provider-configuration';
 import { RelayService } from './relay.service';
+import { AuthConfigResult } from './responses';
 
 /**
  * Discovery for clients and runtimes: where to sign in and where the tunnel listens, with the
@@ -19,11 +20,12 @@ export class AuthConfigController {
   ) {}
 
   @Get('config')
-  authConfig() {
+  @ApiOkResponse({ type: AuthConfigResult })
+  authConfig(): AuthConfigResult {
     const tunnel = this.relay.endpoint();
     return {
       oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: CLI_CLIENT_ID },
-      tunnel: tunnel ? { port: tunnel.port, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256 } : null,
+      tunnel: tunnel ? { port: tunnel.port, transports: tunnel.transports, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256 } : null,
     };
   }
 }

@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from '@svc/common';
  * claiming UNAUTHENTICATED or DEVICE_NOT_FOUND, would let a device speak for the server, so it
  * becomes INTERNAL.
  */
-const DEVICE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'GONE', 'PAYLOAD_TOO_LARGE', 'TIMEOUT', 'INTERNAL']);
+const DEVICE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'GONE', 'PAYLOAD_TOO_LARGE', 'CONNECTION_REFUSED', 'INSUFFICIENT_STORAGE', 'TIMEOUT', 'INTERNAL']);
 const MAX_MESSAGE_CHARS = 1000;
 
 export function deviceError(body: { code?: unknown; message?: unknown }, fallbackMessage: string): DomainError {

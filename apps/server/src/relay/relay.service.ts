@@ -1,22 +1,29 @@
 import { performance } from 'node:perf_hooks';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { TLSSocket } from 'node:tls';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { HelloRequest, TUNNEL_ALPN, TUNNEL_LIMITS } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { DeviceRevocations } from '../devices/device-revocations';
 import { hashApiKey } from '../registrations/api-keys';
+import { CLIENT_STREAMS_ALPN, ClientStreamGateway } from '../gateway/client-stream.gateway';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
 import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier, TunnelSession } from './tunnel-carrier';
 import { loadTunnelCertificate, TunnelCertificate } from './tunnel-certificate';
+import { QuicCarrier, QuicPortInUseError } from './quic/quic.carrier';
 import { TlsTcpCarrier } from './tcp/tls-tcp.carrier';
 import { TunnelRegistry } from './tunnel-registry.service';
 import { RELAY_OPTIONS, RelayOptions } from './relay.options';
 
 /** An admission older than this is refused outright: its key check may predate a revocation we no longer remember. */
 const ADMISSION_MAX_AGE_MS = 60_000;
+/** UNIFIED_PORT=0: how many ephemeral TCP ports to try before giving up finding the same one free on UDP. */
+const EPHEMERAL_PORT_ATTEMPTS = 5;
 
 export interface TunnelEndpoint {
   port: number;
+  /** Carriers listening on `port`, preferred first: `quic` (udp) when enabled, `tcp` always. */
+  transports: TunnelCarrier['name'][];
   alpn: string[];
   certificateSha256: string;
   caFile: string;
@@ -43,6 +50,8 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     private readonly registry: TunnelRegistry,
     private readonly devices: DevicesRepository,
     revocations: DeviceRevocations,
+    /** Absent in unit specs: then UNIFIED_PORT serves runtimes only. */
+    @Optional() private readonly clientStreams?: ClientStreamGateway,
   ) {
     revocations.onRevoked((deviceId) => this.revoked(deviceId));
   }
@@ -50,11 +59,34 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.listen) return;
     const certificate = await loadTunnelCertificate(this.config);
-    const tcp = new TlsTcpCarrier({ host: this.config.listenHost, port: this.config.unifiedPort, cert: certificate.cert, key: certificate.key });
-    const { port } = await tcp.start(this);
-    this.carriers.push(tcp);
-    this.endpointInfo = { port, alpn: [TUNNEL_ALPN], certificateSha256: certificate.sha256, caFile: certificate.certFile };
-    this.logCertificate(certificate, port);
+    const gateway = this.clientStreams;
+    const clients = gateway && { alpn: CLIENT_STREAMS_ALPN, accept: (socket: TLSSocket) => gateway.accept(socket) };
+    const { listenHost: host, unifiedPort, quic } = this.config;
+    for (let attempt = 1; ; attempt++) {
+      const tcp = new TlsTcpCarrier({ host, port: unifiedPort, cert: certificate.cert, key: certificate.key, clients });
+      const { port } = await tcp.start(this);
+      this.carriers.push(tcp);
+      if (quic) {
+        // Same port number on UDP; with UNIFIED_PORT=0 that UDP port may be taken: try another.
+        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes });
+        try {
+          await udp.start(this);
+          this.carriers.push(udp);
+        } catch (err) {
+          if (!(err instanceof QuicPortInUseError)) {
+            // QUIC is an optimisation (e.g. no prebuilt quiche for this platform): runtimes fall back to TCP.
+            this.logger.error(`QUIC carrier unavailable, serving TLS over TCP only (TUNNEL_QUIC=false silences this): ${(err as Error).message}`);
+          } else {
+            await Promise.all(this.carriers.splice(0).map((carrier) => carrier.close()));
+            if (unifiedPort === 0 && attempt < EPHEMERAL_PORT_ATTEMPTS) continue;
+            throw err;
+          }
+        }
+      }
+      this.endpointInfo = { port, transports: this.carriers.map((carrier) => carrier.name).reverse(), alpn: [TUNNEL_ALPN], certificateSha256: certificate.sha256, caFile: certificate.certFile };
+      this.logCertificate(certificate, port);
+      return;
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -93,7 +125,8 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
 
   private logCertificate(certificate: TunnelCertificate, port: number): void {
     const origin = certificate.generated ? 'generated a self-signed (staging) certificate' : 'using certificate';
-    this.logger.log(`tunnel listener on ${this.config.listenHost}:${port}/tcp (ALPN ${TUNNEL_ALPN}); ${origin} ${certificate.certFile}`);
+    const udp = this.endpointInfo?.transports.includes('quic') ? ` and ${port}/udp (QUIC)` : ' (no QUIC)';
+    this.logger.log(`tunnel listener on ${this.config.listenHost}:${port}/tcp${udp} (ALPN ${TUNNEL_ALPN}; clients ${CLIENT_STREAMS_ALPN}); ${origin} ${certificate.certFile}`);
     this.logger.log(`tunnel certificate SHA-256 fingerprint: ${certificate.sha256} (runtimes: --pin sha256:${certificate.sha256} or --ca ${certificate.certFile})`);
   }
 }

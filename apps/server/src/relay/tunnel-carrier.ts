@@ -2,9 +2,10 @@ import type { Duplex } from 'node:stream';
 import type { HelloRequest, TunnelOp } from '@svc/common';
 
 /**
- * A carrier accepts runtimes' connections on UNIFIED_PORT (TLS over TCP now, QUIC later) and
- * turns each authenticated one into a TunnelSession. Everything above this file (registry,
- * presence, operations) is carrier-neutral.
+ * A carrier accepts runtimes' connections on UNIFIED_PORT (tcp/TlsTcpCarrier: TLS over TCP;
+ * quic/QuicCarrier: one QUIC stream per tunnel, worked in a worker thread) and turns each
+ * authenticated one into a TunnelSession through tunnel-admission.ts. Everything above this file
+ * (registry, presence, operations) is carrier-neutral.
  */
 export interface TunnelCarrier {
   readonly name: 'tcp' | 'quic';
@@ -43,7 +44,12 @@ export interface StreamRequest {
   args: object;
   requestId: string;
   actor: string;
+  /** The request body will end with trailers (`endWithTrailers`) rather than a plain end. */
+  trailers?: boolean;
 }
+
+/** Header fields of a stream's answer (response headers or trailers), names lower-case. */
+export type StreamFields = Record<string, string | string[] | undefined>;
 
 /**
  * One operation stream toward the device. `body` writes the request body and reads the response
@@ -51,6 +57,12 @@ export interface StreamRequest {
  */
 export interface TunnelStream {
   readonly body: Duplex;
+  /** The device's response headers (operation metadata such as fs/read's `svc-size`). */
+  readonly headers: StreamFields;
+  /** The device's trailers, once its body has ended; empty when it sent none or the stream broke. */
+  readonly trailers: Promise<StreamFields>;
+  /** Ends the request body with these trailers; only for streams opened with `trailers: true`. */
+  endWithTrailers(trailers: Record<string, string>): void;
   /** Cancels the stream (HTTP/2 RST_STREAM CANCEL): the device stops the operation. */
   abort(): void;
 }

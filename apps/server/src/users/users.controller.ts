@@ -1,9 +1,10 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { UsersService } from './users.service';
 import { ListUsersQuery } from './dto';
+import { PrincipalResult, UserResult } from './responses';
 
 @ApiTags('users')
 @ApiBearerAuth()
@@ -14,27 +15,31 @@ export class UsersController {
 
   /** Who the server thinks the caller is: e-mail, scopes, memberships, admin flag. */
   @Get('me')
-  me(@CurrentPrincipal() principal: Principal) {
+  @ApiOkResponse({ type: PrincipalResult })
+  me(@CurrentPrincipal() principal: Principal): Principal {
     return principal;
   }
 
   @Get('users')
   @AdminOnly()
-  list(@Query() query: ListUsersQuery) {
+  @ApiOkResponse({ type: [UserResult] })
+  list(@Query() query: ListUsersQuery): Promise<UserResult[]> {
     return this.users.list(query.active === undefined ? undefined : query.active === 'true');
   }
 
   @Post('users/:email/approve')
   @AdminOnly()
   @HttpCode(200)
-  approve(@CurrentPrincipal() principal: Principal, @Param('email') email: string) {
+  @ApiOkResponse({ type: UserResult })
+  approve(@CurrentPrincipal() principal: Principal, @Param('email') email: string): Promise<UserResult> {
     return this.users.approve(principal, email);
   }
 
   @Post('users/:email/admin')
   @AdminOnly()
   @HttpCode(200)
-  grantAdmin(@CurrentPrincipal() principal: Principal, @Param('email') email: string) {
+  @ApiOkResponse({ type: UserResult })
+  grantAdmin(@CurrentPrincipal() principal: Principal, @Param('email') email: string): Promise<UserResult> {
     return this.users.grantAdmin(principal, email);
   }
 
@@ -42,7 +47,8 @@ export class UsersController {
   @Post('users/:email/reset-subject')
   @AdminOnly()
   @HttpCode(200)
-  resetSubject(@CurrentPrincipal() principal: Principal, @Param('email') email: string) {
+  @ApiOkResponse({ type: UserResult })
+  resetSubject(@CurrentPrincipal() principal: Principal, @Param('email') email: string): Promise<UserResult> {
     return this.users.resetSubject(principal, email);
   }
 }

@@ -1,12 +1,21 @@
-import { BATCH_TARGET, bool, defineOperation, num, optStr, route, str, strList } from './contract';
+import { BATCH_TARGET, bool, defineOperation, num, optStr, Param, ParamSpec, ParamType, route, str, strList } from './contract';
 import { TOOL_ROLES } from '../roles';
 
 const device = str('device name or id');
 const role = str('role', { enum: TOOL_ROLES });
 
+/** GET /devices beyond the spec's tool: with `limit` or `cursor` the answer is a DeviceListPage. */
+const DEVICE_LIST_EXTRA = {
+  limit: num('page size (1-1000)'),
+  cursor: optStr('next_cursor of the previous page'),
+  status: optStr('only devices in this state', { enum: ['online', 'offline', 'pending'] }),
+  owner: optStr('owner: user:<email>, org:<id>, an e-mail address or an organization id'),
+  name: optStr('name prefix (case-sensitive)'),
+};
+
 export const OPERATIONS = [
   // Device management
-  defineOperation({ name: 'devices_list', http: route('GET', '/devices'), summary: 'List devices and pending registrations you can access', batch: false, params: {} }),
+  defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, params: {} }),
   defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, params: { device: str('registration request id or device id') } }),
   defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, params: { device } }),
   defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, params: { ...BATCH_TARGET } }),
@@ -50,7 +59,7 @@ export const OPERATIONS = [
   // Remote execution
   defineOperation({
     name: 'device_exec',
-    http: route('POST', '/api/exec'),
+    http: route('POST', '/api/exec', { stdin: optStr("text written to the command's stdin, then closed") }),
     summary: 'Run a command on a device',
     batch: true,
     params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', 30) },
@@ -145,3 +154,20 @@ export const UNROUTED_OPERATIONS: readonly OperationName[] = [
 export function findOperation(name: string) {
   return OPERATIONS.find((op) => op.name === name);
 }
+
+export type OperationContractOf<N extends OperationName> = Extract<(typeof OPERATIONS)[number], { name: N }>;
+
+type ValueOf<P> = P extends { type: 'string[]' } ? string[] : P extends { type: 'number' } ? number : P extends { type: 'boolean' } ? boolean : P extends { enum: readonly (infer E)[] } ? E : string;
+type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> ? K : never }[keyof Ps];
+type ParamsInput<Ps> = [keyof Ps] extends [never]
+  ? Record<string, never>
+  : { [K in RequiredKeys<Ps>]: ValueOf<Ps[K]> } & { [K in Exclude<keyof Ps, RequiredKeys<Ps>>]?: ValueOf<Ps[K]> };
+type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: { extra?: infer E } } ? (E extends Record<string, ParamSpec> ? E : {}) : {};
+
+/**
+ * What a caller passes to an operation, typed from the catalog: required parameters required,
+ * enums as their values. `OperationInput<N>` is the tool's (and `svc mcp`'s) input;
+ * `RouteInput<N>` adds the route's optional extras that the SDK may send.
+ */
+export type OperationInput<N extends OperationName> = ParamsInput<OperationContractOf<N>['params']>;
+export type RouteInput<N extends OperationName> = ParamsInput<OperationContractOf<N>['params'] & ExtraOf<N>>;

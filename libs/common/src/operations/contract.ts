@@ -12,6 +12,9 @@ export interface ParamSpec {
   description: string;
 }
 
+/** A ParamSpec that keeps its type, required flag and allowed values in the type system (see OperationInput). */
+export type Param<T extends ParamType, R extends boolean, X = {}> = { type: T; required: R; description: string; default?: ParamSpec['default'] } & X;
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -21,6 +24,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface HttpRoute {
   method: HttpMethod;
   path: string;
+  /**
+   * Optional parameters the route takes beyond the tool's own (devices_list's paging and filters,
+   * device_exec's stdin). They travel like the others; the tool never sends them, the SDK may.
+   */
+  extra?: Record<string, ParamSpec>;
 }
 
 export interface OperationContract {
@@ -33,7 +41,8 @@ export interface OperationContract {
   http?: HttpRoute;
 }
 
-export const route = (method: HttpMethod, path: string): HttpRoute => ({ method, path });
+export const route = <const E extends Record<string, ParamSpec> = {}>(method: HttpMethod, path: string, extra?: E) =>
+  (extra ? { method, path, extra } : { method, path }) as Omit<HttpRoute, 'extra'> & { extra?: E };
 
 /** The parameters an operation's route carries in its path, in order. */
 export function pathParams(http: HttpRoute): string[] {
@@ -46,35 +55,58 @@ export function paramLocation(http: HttpRoute, param: string): 'path' | 'query' 
   return http.method === 'GET' ? 'query' : 'body';
 }
 
+/**
+ * The request that performs an operation over REST: path parameters substituted (URI-encoded),
+ * the rest in `query` (GET; lists as repeated keys) or `body`. Parameters left undefined are
+ * not sent. The CLI SDK sends exactly this.
+ */
+export interface HttpRequestSpec {
+  method: HttpMethod;
+  path: string;
+  query: [string, string][];
+  body?: Record<string, unknown>;
+}
+
+export function httpRequestFor(op: OperationContract, input: Record<string, unknown>): HttpRequestSpec {
+  const http = op.http;
+  if (!http) throw new Error(`${op.name} has no REST route`);
+  const known = { ...op.params, ...http.extra };
+  const query: [string, string][] = [];
+  const body: Record<string, unknown> = {};
+  let path = http.path;
+  for (const [name, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if (!(name in known)) throw new Error(`${op.name} has no parameter ${name}`);
+    const where = paramLocation(http, name);
+    if (where === 'path') path = path.replace(`{${name}}`, () => encodeURIComponent(String(value)));
+    else if (where === 'query') for (const item of Array.isArray(value) ? value : [value]) query.push([name, String(item)]);
+    else body[name] = value;
+  }
+  const missing = Object.entries(op.params).filter(([name, spec]) => spec.required && input[name] === undefined);
+  if (missing.length > 0) throw new Error(`${op.name} needs ${missing.map(([name]) => name).join(', ')}`);
+  const sendsBody = http.method !== 'GET' && (http.method !== 'DELETE' || Object.keys(body).length > 0);
+  return sendsBody ? { method: http.method, path, query, body } : { method: http.method, path, query };
+}
+
 export function defineOperation<const T extends OperationContract>(op: T): T {
   return op;
 }
 
-export const str = (description: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({
-  type: 'string',
-  required: true,
-  description,
-  ...extra,
-});
-export const optStr = (description: string, extra: Partial<ParamSpec> = {}): ParamSpec =>
-  str(description, { required: false, ...extra });
-export const num = (description: string, dflt: number): ParamSpec => ({
-  type: 'number',
-  required: false,
-  default: dflt,
-  description,
-});
-export const bool = (description: string, dflt: boolean): ParamSpec => ({
-  type: 'boolean',
-  required: false,
-  default: dflt,
-  description,
-});
-export const strList = (description: string, required = true): ParamSpec => ({
-  type: 'string[]',
-  required,
-  description,
-});
+type ParamExtra = Partial<Pick<ParamSpec, 'required' | 'default' | 'enum'>>;
+type IsRequired<X> = X extends { required: false } ? false : true;
+
+export function str<const X extends ParamExtra = {}>(description: string, extra?: X): Param<'string', IsRequired<X>, X>;
+export function str(description: string, extra: ParamExtra = {}): ParamSpec {
+  return { type: 'string', required: true, description, ...extra };
+}
+export const optStr = <const X extends Omit<ParamExtra, 'required'> = {}>(description: string, extra?: X) =>
+  str(description, { required: false, ...extra } as X & { required: false });
+export const num = (description: string, dflt?: number) =>
+  ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }) }) as Param<'number', false>;
+export const bool = (description: string, dflt: boolean) =>
+  ({ type: 'boolean', required: false, default: dflt, description }) as Param<'boolean', false>;
+export const strList = <const R extends boolean = true>(description: string, required: R = true as R) =>
+  ({ type: 'string[]', required, description }) as Param<'string[]', R>;
 
 /** Parameters every [Batch] operation has in addition to its own. */
 export const BATCH_TARGET = {

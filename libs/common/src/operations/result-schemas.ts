@@ -2,7 +2,7 @@
  * JSON Schemas of the operation results (OperationResults in results.ts, as data): the server's
  * OpenAPI response documents and `svc mcp`'s output schemas are built from these.
  */
-import type { OperationResults } from './results';
+import type { OperationResults, RouteResults } from './results';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -90,4 +90,18 @@ export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
   org_devices_list: array(object({ id: string, name: string, status: { type: 'string', enum: ['online', 'offline'] } })),
   org_devices_add: status('added'),
   org_devices_remove: status('removed'),
+};
+
+export const ROUTE_RESULT_SCHEMAS: Record<keyof RouteResults, JsonSchema> = {
+  registration_request: object({ request_id: string, fingerprint: string }),
+  registration_status: {
+    oneOf: [
+      object({ status: { type: 'string', enum: ['pending', 'rejected'] } }),
+      object({ status: { type: 'string', enum: ['approved'] }, api_key: string, device_id: string }),
+    ],
+  },
+  registrations_reject: object({ status: { type: 'string', enum: ['rejected'] }, count: integer }),
+  device_status_one: deviceStatus,
+  device_audit_logs_one: auditLogs,
+  devices_list_page: object({ items: array(deviceListItem), next_cursor: nullable(string) }),
 };

@@ -24,6 +24,12 @@ export interface DeviceListItem {
   registered_fingerprint?: string | null;
 }
 
+/** devices_list over REST with `limit` or `cursor`: one page; `next_cursor` is null on the last. */
+export interface DeviceListPage {
+  items: DeviceListItem[];
+  next_cursor: string | null;
+}
+
 export interface StatusResult<S extends string = string> {
   status: S;
 }
@@ -181,3 +187,16 @@ export interface OperationResults {
 }
 
 export type OperationResult<N extends keyof OperationResults> = OperationResults[N];
+
+/**
+ * Answers of the REST routes that are not tools of the specification: the runtime's registration,
+ * the bulk reject, one device's status and audit log by path, a page of the device listing.
+ */
+export interface RouteResults {
+  registration_request: RegistrationRequestResult;
+  registration_status: RegistrationStatusResult;
+  registrations_reject: RegistrationBulkRejectResult;
+  device_status_one: DeviceStatusResult;
+  device_audit_logs_one: AuditLogsResult;
+  devices_list_page: DeviceListPage;
+}

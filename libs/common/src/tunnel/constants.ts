@@ -48,6 +48,8 @@ export const TUNNEL_OPS = {
   fsRead: 'fs/read',
   fsWrite: 'fs/write',
   fsSyncPlan: 'fs/sync-plan',
+  fsManifest: 'fs/manifest',
+  fsDelete: 'fs/delete',
   forwardTcp: 'forward/tcp',
   forwardUnix: 'forward/unix',
   docker: 'docker',

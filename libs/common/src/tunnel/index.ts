@@ -3,3 +3,4 @@ export * from './tunnel-protocol.error';
 export * from './frames';
 export * from './hello';
 export * from './stream-args';
+export * from './shell-args';

@@ -5,11 +5,12 @@ import {
   DomainError,
   encodeStreamArgs,
   HelloRequest,
+  resetStream,
   TUNNEL_HEADERS,
   TUNNEL_LIMITS,
   tunnelPath,
 } from '@svc/common';
-import type { StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
+import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
 import { deviceError } from '../device-error';
 
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
@@ -21,7 +22,6 @@ const MAX_REFUSAL_BYTES = 16 * 1024;
  * and detect a dead path: a ping unanswered for `serverDeadAfterBeats` heartbeats closes it.
  */
 export class H2TunnelSession implements TunnelSession {
-  readonly carrier = 'tcp' as const;
   private closedReason: string | null = null;
   private readonly closeListeners: ((reason: string) => void)[] = [];
   private readonly heartbeat: NodeJS.Timeout;
@@ -35,6 +35,8 @@ export class H2TunnelSession implements TunnelSession {
     readonly remoteAddress: string,
     private readonly session: ClientHttp2Session,
     heartbeatSecs: number,
+    /** Which carrier runs the stream under this session (both speak the same reverse HTTP/2). */
+    readonly carrier: TunnelSession['carrier'] = 'tcp',
   ) {
     session.on('close', () => this.finish('connection closed'));
     session.on('goaway', () => this.finish('device sent GOAWAY'));
@@ -48,19 +50,36 @@ export class H2TunnelSession implements TunnelSession {
     if (this.closedReason !== null || this.session.closed || this.session.destroyed) throw new DeviceOfflineError();
     let stream: ClientHttp2Stream;
     try {
-      stream = this.session.request({
-        [h2.HTTP2_HEADER_METHOD]: 'POST',
-        [h2.HTTP2_HEADER_PATH]: tunnelPath(request.op),
-        [TUNNEL_HEADERS.args]: encodeStreamArgs(request.args),
-        [TUNNEL_HEADERS.requestId]: request.requestId,
-        [TUNNEL_HEADERS.actor]: request.actor,
-      });
+      stream = this.session.request(
+        {
+          [h2.HTTP2_HEADER_METHOD]: 'POST',
+          [h2.HTTP2_HEADER_PATH]: tunnelPath(request.op),
+          [TUNNEL_HEADERS.args]: encodeStreamArgs(request.args),
+          [TUNNEL_HEADERS.requestId]: request.requestId,
+          [TUNNEL_HEADERS.actor]: request.actor,
+        },
+        { waitForTrailers: request.trailers === true },
+      );
     } catch {
       throw new DeviceOfflineError();
     }
-    const status = await responseStatus(stream);
+    const trailers = new Promise<StreamFields>((resolve) => {
+      stream.once('trailers', (fields: StreamFields) => resolve(fields));
+      stream.once('close', () => resolve({}));
+    });
+    const headers = await responseHeaders(stream);
+    const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
     if (status !== 200) throw await refusal(stream, status);
-    return { body: stream, abort: () => stream.close(h2.NGHTTP2_CANCEL) };
+    return {
+      body: stream,
+      headers,
+      trailers,
+      endWithTrailers: (fields) => {
+        stream.once('wantTrailers', () => stream.sendTrailers(fields));
+        stream.end();
+      },
+      abort: () => resetStream(stream),
+    };
   }
 
   close(reason: string): void {
@@ -100,12 +119,12 @@ export class H2TunnelSession implements TunnelSession {
   }
 }
 
-function responseStatus(stream: ClientHttp2Stream): Promise<number> {
+function responseHeaders(stream: ClientHttp2Stream): Promise<StreamFields> {
   return new Promise((resolve, reject) => {
-    const onResponse = (headers: Record<string, unknown>) => {
+    const onResponse = (headers: StreamFields) => {
       stream.off('error', onError);
       stream.off('close', onClose);
-      resolve(Number(headers[h2.HTTP2_HEADER_STATUS]));
+      resolve(headers);
     };
     const onError = () => {
       stream.off('response', onResponse);

@@ -15,9 +15,9 @@ export class RevocationsRepository {
     return this.revocations.insert(record);
   }
 
-  /** Revocations written after `since` by processes other than `origin`, oldest first. */
-  writtenByOthersSince(since: Date, origin: string): Promise<RevocationRecord[]> {
-    return this.revocations.find({ revokedAt: { gt: since }, origin: { ne: origin } }, { sort: { field: 'revokedAt', direction: 'asc' }, limit: 1000 });
+  /** Revocations dated `from` or later by processes other than `origin`, oldest first. */
+  writtenByOthersFrom(from: Date, origin: string, limit: number): Promise<RevocationRecord[]> {
+    return this.revocations.find({ revokedAt: { gte: from }, origin: { ne: origin } }, { sort: { field: 'revokedAt', direction: 'asc' }, limit });
   }
 
   isRevoked(apiKeyHash: string): Promise<boolean> {

@@ -1,0 +1,124 @@
+import { open, stat } from 'node:fs/promises';
+import { basename, join, posix } from 'node:path';
+import { Readable } from 'node:stream';
+import {
+  AtomicFileWriter,
+  DigestTap,
+  DomainError,
+  FileEntry,
+  fileSystemError,
+  FileLocation,
+  InvalidInputError,
+  metadataOf,
+  parseDevicePath,
+  parseFileLocation,
+  requireInside,
+} from '@svc/common';
+import { FilesHttp, FilesHttpOptions } from './files-http';
+import { SyncOptions, SyncReport, syncTrees } from './device-sync';
+
+/** Extra query of a transfer that is part of a sync: confinement to its root and its audit id. */
+export interface SyncScope {
+  within: string;
+  sync: string;
+}
+
+/**
+ * device_ls, device_cp and device_sync for the CLI and `svc mcp` (docs/protocol.md, "Files").
+ * Paths are local or `<device>:<path>` (parseFileLocation). Copies stream in both directions,
+ * keep the mode and mtime, are checked end to end by SHA-256 (computed where the bytes are read,
+ * verified where they are written), and replace the target atomically: a temp file renamed over
+ * it, on the device and locally alike, so an interrupted copy leaves the old file as it was.
+ */
+export class DeviceFiles {
+  readonly http: FilesHttp;
+
+  constructor(options: FilesHttpOptions) {
+    this.http = new FilesHttp(options);
+  }
+
+  /** device_ls: the entries of a directory on a device, `[{name, is_dir, size, mode, mtime, is_symlink}]`. */
+  ls(spec: string): Promise<FileEntry[]> {
+    const { device, path } = parseDevicePath(spec);
+    return this.http.json<FileEntry[]>('GET', device, '', { path });
+  }
+
+  /** device_cp: a file from the machine to a device, back, or between two devices. A directory target receives the file under its name. */
+  async cp(source: string, dest: string): Promise<{ status: 'copied' }> {
+    const from = parseFileLocation(source);
+    const to = parseFileLocation(dest);
+    if (from.kind === 'local' && to.kind === 'device') await this.upload(from.path, to.device, to.path);
+    else if (from.kind === 'device' && to.kind === 'local') await this.download(from.device, from.path, to.path);
+    else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to);
+    else throw new InvalidInputError('device_cp copies to or from a device: write one side as <device>:<path>');
+    return { status: 'copied' };
+  }
+
+  /** device_sync: makes `dest` (a directory) hold what `source` holds; see syncTrees. */
+  sync(source: string, dest: string, options: SyncOptions = {}): Promise<SyncReport> {
+    return syncTrees(this, parseFileLocation(source), parseFileLocation(dest), options);
+  }
+
+  /**
+   * Streams a local file to `remotePath` (into it, under the file's name, when it is a directory
+   * there; not so within a sync, whose paths are exact).
+   */
+  async upload(localPath: string, device: string, remotePath: string, scope?: SyncScope): Promise<void> {
+    let handle;
+    let source: Readable | undefined;
+    try {
+      handle = await open(localPath, 'r');
+    } catch (err) {
+      throw fileSystemError(err, localPath);
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new InvalidInputError(`Not a regular file: ${localPath}${info.isDirectory() ? ' (use device_sync for directories)' : ''}`);
+      const meta = metadataOf(info);
+      const tap = new DigestTap(meta.size);
+      source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1 });
+      const query: Record<string, string> = scope ? { path: remotePath, ...scope } : { path: remotePath, name: basename(localPath) };
+      const written = await this.http.upload(device, query, meta, source.pipe(tap), () => tap.digest());
+      if (written.sha256 !== tap.digest() || written.size !== meta.size) {
+        throw new DomainError('INTERNAL', `The device wrote ${written.size} bytes with sha256 ${written.sha256}, but ${meta.size} bytes with sha256 ${tap.digest()} were sent`);
+      }
+    } finally {
+      source?.destroy(); // a read stream holds the handle until it is destroyed or has ended
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /** Streams a device file into `localPath` (into it, under the file's name, when it is a local directory). */
+  async download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }): Promise<void> {
+    const target = !scope && (await isDirectory(localPath)) ? join(localPath, posix.basename(remotePath)) : localPath;
+    if (scope) await requireInside(scope.localRoot, target);
+    const download = await this.http.download(device, scope ? { path: remotePath, within: scope.within, sync: scope.sync } : { path: remotePath });
+    let writer: AtomicFileWriter;
+    try {
+      writer = await AtomicFileWriter.open(target, { mode: download.mode, mtime: download.mtime });
+    } catch (err) {
+      download.body.destroy();
+      throw err;
+    }
+    await writer.write(download.body, { size: download.size, expectedSha256: () => download.sha256() ?? brokenTransfer(remotePath) });
+  }
+
+  /** Device to device: the bytes pass through this process, the source's checksum is the target's check. */
+  private async copyBetweenDevices(from: FileLocation & { kind: 'device' }, to: FileLocation & { kind: 'device' }): Promise<void> {
+    const download = await this.http.download(from.device, { path: from.path });
+    const query = { path: to.path, name: posix.basename(from.path) };
+    await this.http.upload(to.device, query, download, download.body, () => download.sha256() ?? brokenTransfer(from.path));
+  }
+
+  close(): void {
+    this.http.close();
+  }
+}
+
+function brokenTransfer(path: string): never {
+  throw new DomainError('DEVICE_OFFLINE', `The transfer of ${path} broke off before its checksum arrived`);
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}

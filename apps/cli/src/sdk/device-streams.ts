@@ -1,0 +1,219 @@
+import { ClientHttp2Session, ClientHttp2Stream, connect as http2Connect, constants as h2 } from 'node:http2';
+import { connect as tlsConnect, TLSSocket } from 'node:tls';
+import {
+  DomainError,
+  encodeStreamArgs,
+  ErrorCode,
+  ForwardTarget,
+  HTTP_STATUS_BY_CODE,
+  serverTlsOptions,
+  ServerTrust,
+  TUNNEL_HEADERS,
+  TUNNEL_HTTP2,
+  untrustedServerReason,
+} from '@svc/common';
+
+/** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */
+export const CLIENT_STREAMS_ALPN = 'h2';
+const CONNECT_TIMEOUT_MS = 15_000;
+/** A ping unanswered this long means the path is dead: the next stream reconnects. */
+const KEEPALIVE_MS = 15_000;
+const MAX_ERROR_BODY_BYTES = 16 * 1024;
+const MAX_SESSION_MEMORY_MB = 64;
+
+export interface DeviceStreamsOptions {
+  /** The server's host and UNIFIED_PORT (GET /auth/config `tunnel.port`). */
+  host: string;
+  port: number;
+  /** A CA file's contents or a pinned leaf SHA-256 (docs/protocol.md, "Carrier and trust"). */
+  trust: ServerTrust;
+  /** The user's access token; asked for every stream, so a refreshed token is picked up. */
+  token: () => string | Promise<string>;
+}
+
+/** A refused stream: the server's REST-shaped error answer. */
+export class DeviceStreamError extends DomainError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly statusCode: number,
+    readonly requestId: string | undefined,
+  ) {
+    super(code, message);
+  }
+}
+
+/**
+ * One HTTP/2 connection per process to the server's UNIFIED_PORT, carrying any number of device
+ * streams at once (docs/protocol.md, "Client streams"). The connection opens on first use and
+ * again after it is lost. Trust is checked before a single byte is written.
+ */
+export class DeviceStreams {
+  private session: Promise<ClientHttp2Session> | undefined;
+
+  constructor(private readonly options: DeviceStreamsOptions) {}
+
+  /**
+   * Opens a forward to `target` on the device and resolves once the device connected to it. The
+   * stream is the connection: write to send, read to receive, `end()` half-closes, and
+   * `close(NGHTTP2_CANCEL)` aborts. Refusals reject with DeviceStreamError
+   * (DEVICE_NOT_FOUND, FORBIDDEN, DEVICE_OFFLINE, CONNECTION_REFUSED, …).
+   */
+  async openForward(device: string, target: ForwardTarget): Promise<ClientHttp2Stream> {
+    return this.open(`/v1/devices/${encodeURIComponent(device)}/forward`, { target });
+  }
+
+  /** Opens a shell stream (`args` as docs/protocol.md, "Shell"); shell-session.ts speaks its frames. */
+  async openShellStream(device: string, args: object): Promise<ClientHttp2Stream> {
+    return this.open(`/v1/devices/${encodeURIComponent(device)}/shell`, args);
+  }
+
+  /** Closes the connection; open streams are cut. */
+  async close(): Promise<void> {
+    const pending = this.session;
+    this.session = undefined;
+    const session = await pending?.catch(() => undefined);
+    if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
+  }
+
+  private async open(path: string, args: object): Promise<ClientHttp2Stream> {
+    const session = await this.connected();
+    const token = await this.options.token();
+    const stream = session.request({
+      [h2.HTTP2_HEADER_METHOD]: 'POST',
+      [h2.HTTP2_HEADER_PATH]: path,
+      authorization: `Bearer ${token}`,
+      [TUNNEL_HEADERS.args]: encodeStreamArgs(args),
+    });
+    const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const onError = (err: Error) => reject(new DeviceStreamError('DEVICE_OFFLINE', `Connection to the server lost: ${err.message}`, 503, undefined));
+      stream.once('error', onError);
+      stream.once('close', () => onError(new Error('stream closed')));
+      stream.once('response', (received) => {
+        stream.off('error', onError);
+        stream.removeAllListeners('close');
+        resolve(received);
+      });
+    });
+    const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
+    if (status === 200) return stream;
+    throw await refusal(stream, status);
+  }
+
+  /** The live connection, dialed on first use and again once the previous one is gone. */
+  private connected(): Promise<ClientHttp2Session> {
+    if (!this.session) {
+      const pending = this.dial();
+      this.session = pending;
+      const forget = () => {
+        if (this.session === pending) this.session = undefined;
+      };
+      pending.then((session) => {
+        session.once('close', forget);
+        session.once('goaway', forget);
+      }, forget);
+    }
+    return this.session;
+  }
+
+  private async dial(): Promise<ClientHttp2Session> {
+    const { host, port, trust } = this.options;
+    const socket = await connectTls(host, port, trust);
+    const session = http2Connect(`https://${host.includes(':') ? `[${host}]` : host}:${port}`, {
+      createConnection: () => socket,
+      settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, enablePush: false },
+      maxSessionMemory: MAX_SESSION_MEMORY_MB,
+    });
+    session.on('error', () => undefined); // streams report their own failures
+    session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
+    keepAlive(session);
+    return session;
+  }
+}
+
+/**
+ * Finds UNIFIED_PORT through `GET /auth/config`. Trust is `trust` when given (`--ca`, `--pin`);
+ * otherwise the announced `certificate_sha256` is pinned, but only when it came over HTTPS — over
+ * plain HTTP anyone on the path could announce their own certificate.
+ */
+export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreamsOptions['token'], trust?: ServerTrust): Promise<DeviceStreams> {
+  const answer = await fetch(new URL('/auth/config', serverUrl));
+  const body = (await answer.json().catch(() => ({}))) as { tunnel?: { port?: unknown; certificate_sha256?: unknown } | null };
+  const port = body.tunnel?.port;
+  if (!answer.ok || typeof port !== 'number') throw new Error(`${serverUrl.origin} announces no stream endpoint (GET /auth/config)`);
+  let chosen = trust;
+  if (!chosen?.ca && !chosen?.pin) {
+    const pin = body.tunnel?.certificate_sha256;
+    if (serverUrl.protocol !== 'https:' || typeof pin !== 'string') {
+      throw new Error(`${serverUrl.origin} is not HTTPS, so its announced certificate cannot be trusted: pass a CA file (SVC_CA_FILE) or a pin (SVC_SERVER_FINGERPRINT)`);
+    }
+    chosen = { pin };
+  }
+  return new DeviceStreams({ host: serverUrl.hostname.replace(/^\[(.*)\]$/, '$1'), port, trust: chosen, token });
+}
+
+function connectTls(host: string, port: number, trust: ServerTrust): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect(serverTlsOptions(host, port, trust, CLIENT_STREAMS_ALPN));
+    socket.setNoDelay(true); // keystrokes and small frames go out at once
+    const fail = (message: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(new DeviceStreamError('DEVICE_OFFLINE', message, 503, undefined));
+    };
+    const timer = setTimeout(() => fail(`No TLS connection to ${host}:${port} within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);
+    const onError = (err: Error) => fail(`TLS connection to ${host}:${port} failed: ${err.message}`);
+    socket.once('error', onError);
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      socket.on('error', () => undefined); // the HTTP/2 session reports later failures
+      const distrust = untrustedServerReason(socket, trust, CLIENT_STREAMS_ALPN);
+      if (distrust) fail(distrust);
+      else resolve(socket);
+    });
+  });
+}
+
+/** Pings while the session lives; one left unanswered for a whole interval tears it down. */
+function keepAlive(session: ClientHttp2Session): void {
+  let waiting = false;
+  const timer = setInterval(() => {
+    if (waiting) {
+      session.destroy(new Error('keep-alive timeout'));
+      return;
+    }
+    waiting = true;
+    try {
+      session.ping(() => (waiting = false));
+    } catch {
+      session.destroy();
+    }
+  }, KEEPALIVE_MS);
+  timer.unref();
+  session.once('close', () => clearInterval(timer));
+}
+
+async function refusal(stream: ClientHttp2Stream, status: number): Promise<DeviceStreamError> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_ERROR_BODY_BYTES) break;
+      chunks.push(chunk);
+    }
+  } catch {
+    // The status alone still makes an error.
+  }
+  if (!stream.destroyed) stream.close(h2.NGHTTP2_CANCEL);
+  let body: { code?: unknown; message?: unknown; requestId?: unknown } = {};
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    // Not JSON: a generic message below.
+  }
+  const code = typeof body.code === 'string' && body.code in HTTP_STATUS_BY_CODE ? (body.code as ErrorCode) : 'INTERNAL';
+  const message = typeof body.message === 'string' ? body.message : `The server refused the stream (HTTP ${status})`;
+  return new DeviceStreamError(code, message, status, typeof body.requestId === 'string' ? body.requestId : undefined);
+}

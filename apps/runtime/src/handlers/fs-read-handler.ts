@@ -1,0 +1,50 @@
+import { FileHandle, open } from 'node:fs/promises';
+import type { ServerHttp2Stream } from 'node:http2';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DigestTap, FILE_TUNNEL_HEADERS, fileSystemError, formatModeHeader, metadataOf, requireInside } from '@svc/common';
+import type { StreamContext } from '../tunnel/stream-router';
+import { parseReadArgs } from './fs-args';
+import { tracked, watchAbort } from './fs-stream';
+
+/**
+ * `/v1/fs/read {path, within?}`: answers `:status 200` with `svc-size`, `svc-mode` (octal) and
+ * `svc-mtime` headers, then exactly `svc-size` bytes as HTTP/2 flow control lets them through,
+ * then the `svc-sha256` trailer of the bytes sent. A file that shrinks while it is read resets
+ * the stream instead of ending it short (the reader then has no checksum and fails).
+ */
+export async function handleFsRead(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+  const args = parseReadArgs(rawArgs);
+  if (args.within !== undefined) await requireInside(args.within, args.path);
+  let handle: FileHandle;
+  try {
+    handle = await open(args.path, 'r');
+  } catch (err) {
+    throw fileSystemError(err, args.path);
+  }
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    const { size, mode, mtime } = metadataOf(info);
+    const tap = new DigestTap(size);
+    stream.respond(
+      { ':status': 200, 'content-type': 'application/octet-stream', [FILE_TUNNEL_HEADERS.size]: String(size), [FILE_TUNNEL_HEADERS.mode]: formatModeHeader(mode), [FILE_TUNNEL_HEADERS.mtime]: String(mtime) },
+      { waitForTrailers: true },
+    );
+    stream.once('wantTrailers', () => stream.sendTrailers({ [FILE_TUNNEL_HEADERS.sha256]: tap.digest() }));
+    const aborted = watchAbort(stream);
+    const source = size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: size - 1 });
+    await tracked(stream, context, async () => {
+      try {
+        await pipeline(source, tap, stream);
+      } catch (err) {
+        if (aborted()) context.log.info('file read cancelled', { path: args.path });
+        else throw fileSystemError(err, args.path);
+      }
+    });
+  } catch (err) {
+    throw fileSystemError(err, args.path);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

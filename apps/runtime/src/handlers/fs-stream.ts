@@ -1,0 +1,49 @@
+import type { ServerHttp2Stream } from 'node:http2';
+import { resetStream } from '@svc/common';
+import { PassThrough, Readable } from 'node:stream';
+import type { StreamContext } from '../tunnel/stream-router';
+
+/** Answers `:status 200` with one JSON document as the whole body. */
+export function respondJson(stream: ServerHttp2Stream, value: unknown): void {
+  stream.respond({ ':status': 200, 'content-type': 'application/json' });
+  stream.end(JSON.stringify(value));
+}
+
+/**
+ * Runs a transfer as an operation the runtime knows about, so a shutdown cancels it (the stream
+ * is reset, which fails the transfer and makes it clean up) and waits until it has.
+ */
+export async function tracked(stream: ServerHttp2Stream, context: StreamContext, work: () => Promise<void>): Promise<void> {
+  const done = work();
+  context.operations.add({
+    abort: () => resetStream(stream),
+    done: done.catch(() => undefined),
+  });
+  await done;
+}
+
+/**
+ * The request body as a stream of its own: a consumer that fails destroys this one, not the
+ * HTTP/2 stream, which stays open for the answer (the sender, no longer read, is held by flow
+ * control). A stream reset before its end fails the body.
+ */
+export function requestBody(stream: ServerHttp2Stream): Readable {
+  const body = new PassThrough();
+  const reset = () => {
+    if (!stream.readableEnded) body.destroy(new Error('The stream was reset before the data ended'));
+  };
+  if (stream.closed || stream.destroyed) reset();
+  else stream.once('close', reset);
+  stream.pipe(body);
+  return body;
+}
+
+/**
+ * Whether the peer gave up on the stream (cancelled it, or the tunnel went away) rather than the
+ * operation failing by itself: then nobody is left to answer, and it is no error of the runtime.
+ */
+export function watchAbort(stream: ServerHttp2Stream): () => boolean {
+  let aborted = false;
+  stream.once('aborted', () => (aborted = true));
+  return () => aborted;
+}

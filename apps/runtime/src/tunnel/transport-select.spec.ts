@@ -1,0 +1,103 @@
+import { RuntimeLogger } from '../logging/runtime-logger';
+import { connectWithTransport, TransportSelectDeps } from './transport-select';
+import { OpenTunnel, TunnelCarrierName, TunnelRefusedError, TunnelTarget } from './tunnel-connection';
+
+interface FakeTunnel extends OpenTunnel {
+  lose(reason: string): void;
+  busyNow: boolean;
+}
+
+function fakeTunnel(carrier: TunnelCarrierName): FakeTunnel {
+  let lose!: (reason: string) => void;
+  const closed = new Promise<string>((resolve) => (lose = resolve));
+  const tunnel: FakeTunnel = {
+    carrier,
+    deviceId: 'pi-1',
+    heartbeatSecs: 10,
+    busyNow: false,
+    busy: () => tunnel.busyNow,
+    closed,
+    close: async () => lose('shutdown'),
+    lose: (reason) => lose(reason),
+  };
+  return tunnel;
+}
+
+/** `quicWorks` decides, at each attempt, whether QUIC connects. */
+function deps(mode: TransportSelectDeps['mode'], target: TunnelTarget, quicWorks: () => boolean) {
+  const attempts: TunnelCarrierName[] = [];
+  const opened: FakeTunnel[] = [];
+  const d: TransportSelectDeps = {
+    mode,
+    probeIntervalMs: 5,
+    target: async () => target,
+    open: async (_target, carrier) => {
+      attempts.push(carrier);
+      if (carrier === 'quic' && !quicWorks()) throw new Error('QUIC handshake timed out');
+      const tunnel = fakeTunnel(carrier);
+      opened.push(tunnel);
+      return tunnel;
+    },
+    log: new RuntimeLogger('error'),
+  };
+  return { d, attempts, opened };
+}
+
+const until = async (condition: () => boolean) => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+};
+
+describe('connectWithTransport', () => {
+  const both: TunnelTarget = { host: 'h', port: 1, transports: ['quic', 'tcp'] };
+
+  it.each(['quic', 'tcp'] as const)('--transport %s uses that carrier only', async (mode) => {
+    const { d, attempts } = deps(mode, both, () => false);
+    if (mode === 'quic') await expect(connectWithTransport(d)).rejects.toThrow('QUIC handshake timed out');
+    else expect((await connectWithTransport(d)).carrier).toBe('tcp');
+    expect(attempts).toEqual([mode]);
+  });
+
+  it('auto prefers QUIC when the server offers it', async () => {
+    const { d, attempts } = deps('auto', both, () => true);
+    expect((await connectWithTransport(d)).carrier).toBe('quic');
+    expect(attempts).toEqual(['quic']);
+  });
+
+  it('auto goes straight to TCP when the server offers no QUIC', async () => {
+    const { d, attempts } = deps('auto', { host: 'h', port: 1, transports: ['tcp'] }, () => true);
+    const tunnel = await connectWithTransport(d);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(tunnel.carrier).toBe('tcp');
+    expect(attempts).toEqual(['tcp']);
+    await tunnel.close();
+  });
+
+  it('auto does not fall back when the key is refused', async () => {
+    const { d } = deps('auto', both, () => true);
+    d.open = async () => {
+      throw new TunnelRefusedError();
+    };
+    await expect(connectWithTransport(d)).rejects.toBeInstanceOf(TunnelRefusedError);
+  });
+
+  it('auto falls back to TCP, then moves to QUIC once a probe connects while idle', async () => {
+    let udp = false;
+    const { d, opened } = deps('auto', both, () => udp);
+    const tunnel = await connectWithTransport(d);
+    expect(tunnel.carrier).toBe('tcp');
+    opened[0].busyNow = true;
+    udp = true;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(tunnel.carrier).toBe('tcp');
+    opened[0].busyNow = false;
+    await until(() => tunnel.carrier === 'quic');
+    // The TCP tunnel's end (the server closing it) no longer ends this tunnel; the QUIC one's does.
+    opened[0].lose('replaced');
+    let ended: string | undefined;
+    void tunnel.closed.then((reason) => (ended = reason));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(ended).toBeUndefined();
+    opened[1].lose('QUIC path lost');
+    expect(await tunnel.closed).toBe('QUIC path lost');
+  });
+});

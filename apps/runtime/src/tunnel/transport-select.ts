@@ -1,0 +1,97 @@
+import type { TransportMode } from '../config/runtime-variables';
+import type { RuntimeLogger } from '../logging/runtime-logger';
+import { OpenTunnel, TunnelCarrierName, TunnelRefusedError, TunnelTarget } from './tunnel-connection';
+
+
+/** In auto mode a QUIC handshake that has not completed by then counts as "UDP is blocked". */
+export const AUTO_QUIC_TIMEOUT_MS = 5000;
+
+export interface TransportSelectDeps {
+  mode: TransportMode;
+  /** How often a tunnel that fell back to TCP tries QUIC again (auto mode). */
+  probeIntervalMs: number;
+  /** Where to connect (asks the server, unless the address was configured). */
+  target(): Promise<TunnelTarget>;
+  /** Opens one tunnel on one carrier; `timeoutMs` bounds the transport handshake when given. */
+  open(target: TunnelTarget, carrier: TunnelCarrierName, timeoutMs?: number): Promise<OpenTunnel>;
+  log: RuntimeLogger;
+}
+
+/**
+ * `--transport quic|tcp` use that carrier only. `auto` tries QUIC when the server offers it and
+ * falls back to TLS over TCP when QUIC cannot connect (UDP blocked); while on TCP it probes QUIC
+ * every `probeIntervalMs` and, when the probe tunnel comes up while no operation is running,
+ * moves onto it (the server replaces the TCP tunnel with it atomically).
+ */
+export async function connectWithTransport(deps: TransportSelectDeps): Promise<OpenTunnel> {
+  const target = await deps.target();
+  if (deps.mode !== 'auto') return deps.open(target, deps.mode);
+  const quicOffered = target.transports === undefined || target.transports.includes('quic');
+  if (quicOffered) {
+    try {
+      return await deps.open(target, 'quic', AUTO_QUIC_TIMEOUT_MS);
+    } catch (error) {
+      if (error instanceof TunnelRefusedError) throw error;
+      deps.log.warn('QUIC unavailable; using TLS over TCP', { error });
+    }
+  }
+  const tcp = await deps.open(target, 'tcp');
+  return upgradingTunnel(tcp, deps);
+}
+
+/** A TCP tunnel that moves itself onto QUIC once a probe succeeds; settles when the live one ends. */
+function upgradingTunnel(tcp: OpenTunnel, deps: TransportSelectDeps): OpenTunnel {
+  let current = tcp;
+  let probing = false;
+  let stopped = false;
+  let settle!: (reason: string) => void;
+  const closed = new Promise<string>((resolve) => (settle = resolve));
+  const watch = (tunnel: OpenTunnel) =>
+    void tunnel.closed.then((reason) => {
+      if (current !== tunnel) return;
+      clearInterval(timer);
+      settle(reason);
+    });
+  const probe = async () => {
+    if (probing || stopped || current.carrier === 'quic' || current.busy()) return;
+    probing = true;
+    try {
+      const target = await deps.target();
+      if (target.transports !== undefined && !target.transports.includes('quic')) return;
+      const quic = await deps.open(target, 'quic', AUTO_QUIC_TIMEOUT_MS);
+      if (stopped) {
+        await quic.close();
+        return;
+      }
+      current = quic;
+      clearInterval(timer);
+      watch(quic);
+      deps.log.info('tunnel moved to QUIC', { device_id: quic.deviceId, carrier: 'quic' });
+    } catch (error) {
+      deps.log.debug('QUIC probe failed', { error });
+    } finally {
+      probing = false;
+    }
+  };
+  const timer = setInterval(() => void probe(), deps.probeIntervalMs);
+  timer.unref();
+  watch(tcp);
+  return {
+    get carrier() {
+      return current.carrier;
+    },
+    get deviceId() {
+      return current.deviceId;
+    },
+    get heartbeatSecs() {
+      return current.heartbeatSecs;
+    },
+    busy: () => current.busy(),
+    closed,
+    async close() {
+      stopped = true;
+      clearInterval(timer);
+      await current.close();
+    },
+  };
+}

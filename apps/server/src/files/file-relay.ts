@@ -1,0 +1,99 @@
+import type { Request, Response } from 'express';
+import { DeviceOfflineError, DomainError, FILE_HTTP_HEADERS, FILE_TUNNEL_HEADERS, FsWriteOutcome, isSha256 } from '@svc/common';
+import { deviceError } from '../relay/device-error';
+import type { TunnelStream } from '../relay/tunnel-carrier';
+
+/** A device's JSON answer (listing, write outcome, delete count) larger than this is refused, not buffered. */
+const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** Reads a device's whole JSON answer; a broken stream means the device went away. */
+export async function readJsonAnswer(tunnel: TunnelStream): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of tunnel.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_JSON_ANSWER_BYTES) {
+        tunnel.abort();
+        throw new DomainError('INTERNAL', 'The device answered with more data than expected');
+      }
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new DeviceOfflineError();
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new DeviceOfflineError();
+  }
+}
+
+/**
+ * Streams an upload (the HTTP request body) into an `fs/write` stream and returns the device's
+ * outcome. The body is piped, so a slow device slows the client through TCP and HTTP/2 flow
+ * control; nothing is buffered beyond the windows. The checksum goes along as the `svc-sha256`
+ * trailer when the client sent it as an HTTP trailer. A device that answers before the upload
+ * ended (a failure) stops the piping; a client that leaves cancels the stream.
+ */
+export async function relayUpload(tunnel: TunnelStream, req: Request, checksumInTrailer: boolean): Promise<{ path: string; size: number; sha256: string }> {
+  const body = tunnel.body;
+  let uploaded = false;
+  const onClientGone = () => {
+    if (!uploaded) tunnel.abort();
+  };
+  req.once('close', onClientGone);
+  if (req.destroyed) onClientGone(); // left while the device was being reached
+  req.once('end', () => {
+    uploaded = true;
+    const sha256 = req.trailers[FILE_HTTP_HEADERS.sha256];
+    if (checksumInTrailer) tunnel.endWithTrailers(typeof sha256 === 'string' ? { [FILE_TUNNEL_HEADERS.sha256]: sha256 } : {});
+    else body.end();
+  });
+  req.pipe(body, { end: false });
+  try {
+    const outcome = (await readJsonAnswer(tunnel)) as FsWriteOutcome;
+    if ('code' in outcome) throw deviceError(outcome, 'The device could not write the file');
+    if (typeof outcome.path !== 'string' || !Number.isSafeInteger(outcome.size) || !isSha256(outcome.sha256)) {
+      throw new DomainError('INTERNAL', 'The device answered the write with an invalid outcome');
+    }
+    return outcome;
+  } finally {
+    req.unpipe(body);
+    req.off('close', onClientGone);
+  }
+}
+
+/**
+ * Streams an `fs/read` stream to the HTTP response. The checksum arrives after the bytes: a
+ * client that accepts trailers (`TE: trailers`) gets it as the `x-svc-sha256` trailer (and a
+ * chunked body), any other gets `Content-Length` and no checksum. A stream that breaks, or ends
+ * without its checksum, destroys the response, so the client sees an incomplete transfer rather
+ * than a short file.
+ */
+export async function relayDownload(tunnel: TunnelStream, req: Request, res: Response): Promise<void> {
+  const withTrailer = /(^|,)\s*trailers\s*(;|,|$)/i.test(String(req.headers.te ?? ''));
+  if (withTrailer) res.setHeader('Trailer', FILE_HTTP_HEADERS.sha256);
+  else {
+    // A device that announces no plain decimal size gets a chunked answer, never a made-up length.
+    const size = tunnel.headers[FILE_TUNNEL_HEADERS.size];
+    if (typeof size === 'string' && /^\d{1,16}$/.test(size)) res.setHeader('Content-Length', size);
+  }
+  const body = tunnel.body;
+  const delivered = await new Promise<boolean>((resolve) => {
+    body.once('end', () => resolve(true));
+    body.once('error', () => resolve(false));
+    body.once('close', () => resolve(body.readableEnded));
+    res.once('close', () => resolve(res.writableFinished));
+    body.pipe(res, { end: false });
+  });
+  const sha256 = delivered ? (await tunnel.trailers)[FILE_TUNNEL_HEADERS.sha256] : undefined;
+  if (!isSha256(sha256) || res.destroyed) {
+    tunnel.abort();
+    res.destroy();
+    return;
+  }
+  if (withTrailer) res.addTrailers({ [FILE_HTTP_HEADERS.sha256]: sha256 });
+  res.end();
+}

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import {
+  Capability,
+  checkPathText,
+  DomainError,
+  FILE_HTTP_HEADERS,
+  FILE_TUNNEL_HEADERS,
+  FileEntry,
+  FsDeleteResult,
+  InvalidInputError,
+  isSha256,
+  parseIntegerHeader,
+  parseModeHeader,
+  TunnelOp,
+  TUNNEL_OPS,
+} from '@svc/common';
+import { AuditService } from '../audit/audit.service';
+import type { AuditAction } from '../audit/audit-actions';
+import type { UserPrincipal } from '../auth/principal';
+import { AccessPolicy } from '../authorization/access-policy.service';
+import { currentRequestId } from '../logging/request-context';
+import type { TunnelStream } from '../relay/tunnel-carrier';
+import { TunnelRegistry } from '../relay/tunnel-registry.service';
+import { DeleteInput, DownloadQuery, ManifestInput, SyncEndInput, UploadQuery } from './dto';
+import { readJsonAnswer, relayDownload, relayUpload } from './file-relay';
+import { relayManifest } from './manifest-relay';
+import { SyncAudit, SyncCounts } from './sync-audit';
+
+export interface UploadOutcome {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * The device file routes (docs/protocol.md, "Files"): check the input → authorize (viewers 403,
+ * strangers 404) → audit → the device's tunnel (DEVICE_OFFLINE without one) → one `fs/*` stream,
+ * relayed with its own flow control. A call carrying a sync id is counted into that sync's single
+ * `device.files_synced` entry (SyncAudit) instead of an entry of its own.
+ */
+@Injectable()
+export class FilesService {
+  constructor(
+    private readonly policy: AccessPolicy,
+    private readonly registry: TunnelRegistry,
+    private readonly audit: AuditService,
+    private readonly syncs: SyncAudit,
+  ) {}
+
+  async list(principal: UserPrincipal, ref: string, path: string): Promise<FileEntry[]> {
+    const args = { path: checkPathText(path) };
+    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    await this.record(principal, deviceId, 'device.file_read', `ls ${path}`);
+    const answer = await readJsonAnswer(await this.open(principal, deviceId, TUNNEL_OPS.fsLs, args));
+    if (!Array.isArray(answer)) throw new DomainError('INTERNAL', 'The device answered the listing with something else than a list');
+    return answer as FileEntry[];
+  }
+
+  async download(principal: UserPrincipal, ref: string, query: DownloadQuery, req: Request, res: Response): Promise<void> {
+    const args = { path: checkPathText(query.path), ...within(query) };
+    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_read', `read ${query.path}`);
+    const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsRead, args);
+    res.status(200).setHeader('Content-Type', 'application/octet-stream');
+    for (const field of ['size', 'mode', 'mtime'] as const) {
+      const value = tunnel.headers[FILE_TUNNEL_HEADERS[field]];
+      if (typeof value === 'string') res.setHeader(FILE_HTTP_HEADERS[field], value);
+    }
+    await relayDownload(tunnel, req, res);
+    if (query.sync !== undefined && res.writableEnded) this.syncs.count(principal, deviceId, query.sync, query.within ?? query.path, { read: 1, readBytes: Number(tunnel.headers[FILE_TUNNEL_HEADERS.size] ?? 0) });
+  }
+
+  /**
+   * Metadata travels in headers (`x-svc-size` required, `x-svc-mode`, `x-svc-mtime`, and
+   * `x-svc-sha256` or, announced with `Trailer: x-svc-sha256`, the same as a trailer).
+   */
+  async upload(principal: UserPrincipal, ref: string, query: UploadQuery, req: Request): Promise<UploadOutcome> {
+    const args = uploadArgs(query, req);
+    const checksumInTrailer = args.sha256 === undefined;
+    const deviceId = await this.authorize(principal, ref, 'device:write-files');
+    if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_written', `write ${query.path} (${args.size} bytes)`);
+    const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsWrite, args, checksumInTrailer);
+    const outcome = await relayUpload(tunnel, req, checksumInTrailer);
+    if (query.sync !== undefined) this.syncs.count(principal, deviceId, query.sync, query.within ?? query.path, { written: 1, writtenBytes: outcome.size });
+    return outcome;
+  }
+
+  /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). */
+  async manifest(principal: UserPrincipal, ref: string, input: ManifestInput, res: Response): Promise<void> {
+    const args = { path: checkPathText(input.path), exclude: input.exclude ?? [], hash: input.hash === true };
+    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    await this.record(principal, deviceId, 'device.file_read', `list tree ${input.path}`);
+    await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args), res);
+  }
+
+  async delete(principal: UserPrincipal, ref: string, input: DeleteInput): Promise<FsDeleteResult> {
+    const args = { root: checkPathText(input.root, 'root'), paths: input.paths };
+    const deviceId = await this.authorize(principal, ref, 'device:write-files');
+    const answer = (await readJsonAnswer(await this.open(principal, deviceId, TUNNEL_OPS.fsDelete, args))) as FsDeleteResult;
+    const deleted = Number.isSafeInteger(answer?.deleted) ? answer.deleted : 0;
+    this.syncs.count(principal, deviceId, input.sync, input.root, { deleted });
+    return { deleted };
+  }
+
+  /** Writes the sync's audit entry now; answers what the server counted for it. */
+  async endSync(principal: UserPrincipal, ref: string, input: SyncEndInput): Promise<SyncCounts> {
+    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    return this.syncs.end(principal, deviceId, input.sync);
+  }
+
+  private async authorize(principal: UserPrincipal, ref: string, capability: Capability): Promise<string> {
+    return (await this.policy.requireDevice(principal, ref, capability)).device.id;
+  }
+
+  private record(principal: UserPrincipal, deviceId: string, action: AuditAction, details: string): Promise<void> {
+    return this.audit.record(principal, action, { deviceId, details: details.slice(0, 500) });
+  }
+
+  private open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, trailers = false): Promise<TunnelStream> {
+    return this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers });
+  }
+}
+
+function within(query: DownloadQuery): { within?: string } {
+  return query.within === undefined ? {} : { within: checkPathText(query.within, 'within') };
+}
+
+function uploadArgs(query: UploadQuery, req: Request) {
+  const size = parseIntegerHeader(req.headers[FILE_HTTP_HEADERS.size], FILE_HTTP_HEADERS.size);
+  if (size === undefined) throw new InvalidInputError(`${FILE_HTTP_HEADERS.size} (the file's size in bytes) is required`);
+  const sha256 = req.headers[FILE_HTTP_HEADERS.sha256];
+  if (sha256 !== undefined && !isSha256(sha256)) throw new InvalidInputError(`${FILE_HTTP_HEADERS.sha256} must be 64 lower-case hex digits`);
+  const announced = String(req.headers.trailer ?? '').toLowerCase().split(',').map((name) => name.trim());
+  if (sha256 === undefined && !announced.includes(FILE_HTTP_HEADERS.sha256)) {
+    throw new InvalidInputError(`Send the checksum as the ${FILE_HTTP_HEADERS.sha256} header, or announce it as a trailer (Trailer: ${FILE_HTTP_HEADERS.sha256})`);
+  }
+  return {
+    path: checkPathText(query.path),
+    ...within(query),
+    ...(query.name === undefined ? {} : { name: query.name }),
+    size,
+    mode: parseModeHeader(req.headers[FILE_HTTP_HEADERS.mode], FILE_HTTP_HEADERS.mode),
+    mtime: parseIntegerHeader(req.headers[FILE_HTTP_HEADERS.mtime], FILE_HTTP_HEADERS.mtime),
+    sha256: sha256 as string | undefined,
+  };
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { describeForwardTarget, forwardStreamRequest, InvalidInputError, parseForwardTarget } from '@svc/common';
+import { AuditService } from '../audit/audit.service';
+import type { UserPrincipal } from '../auth/principal';
+import { AccessPolicy } from '../authorization/access-policy.service';
+import type { TunnelStream } from '../relay/tunnel-carrier';
+import { TunnelRegistry } from '../relay/tunnel-registry.service';
+import { ForwardAuditThrottle } from './forward-audit.throttle';
+
+/**
+ * Port forwarding: authorize (device:forward, so viewers get 403 and strangers 404) → audit
+ * (throttled, see ForwardAuditThrottle; written before the device is reached, so attempts on an
+ * offline device show too) → the device's tunnel (DEVICE_OFFLINE without one) → a forward stream
+ * that the device accepts only once its target accepted the connection.
+ */
+@Injectable()
+export class ForwardService {
+  constructor(
+    private readonly policy: AccessPolicy,
+    private readonly registry: TunnelRegistry,
+    private readonly audit: AuditService,
+    private readonly auditThrottle: ForwardAuditThrottle,
+  ) {}
+
+  /** `args` are the client stream's `svc-args`: `{"target": {"kind": "tcp", host?, port} | {"kind": "unix", path}}`. */
+  async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
+    const { target, ...rest } = args;
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0) throw new InvalidInputError(`unknown field ${unknown[0]}`);
+    const checked = parseForwardTarget(target);
+    const { device } = await this.policy.requireDevice(principal, ref, 'device:forward');
+    const where = `${checked.kind} ${describeForwardTarget(checked)}`;
+    if (this.auditThrottle.shouldRecord(principal.email, device.id, where)) {
+      await this.audit.record(principal, 'device.forward_opened', { deviceId: device.id, details: `forward to ${where}` });
+    }
+    const { op, args: streamArgs } = forwardStreamRequest(checked);
+    return this.registry.require(device.id).openStream({ op, args: streamArgs, requestId, actor: principal.email });
+  }
+}

@@ -1,0 +1,39 @@
+import { createServer, Http2Server, ServerHttp2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { Injectable, Logger } from '@nestjs/common';
+import { TUNNEL_HTTP2 } from '@svc/common';
+import { ClientStreamRouter } from './client-stream.router';
+
+/** ALPN of client connections on UNIFIED_PORT: plain HTTP/2, so any HTTP/2 client can speak it. */
+export const CLIENT_STREAMS_ALPN = 'h2';
+/** Every stream of a session may buffer up to its window; nghttp2's default 10 MB cap is below that. */
+const MAX_SESSION_MEMORY_MB = 64;
+
+/**
+ * The client side of UNIFIED_PORT: a TLS connection that negotiated ALPN `h2` (a CLI or MCP
+ * process) becomes an HTTP/2 server session carrying any number of concurrent streams, each
+ * authenticated and routed on its own by ClientStreamRouter. Windows match the tunnel's, so one
+ * slow reader stalls only its own stream, and a session buffers at most its connection window.
+ */
+@Injectable()
+export class ClientStreamGateway {
+  private readonly server: Http2Server;
+  private readonly logger = new Logger('ClientStreams');
+
+  constructor(router: ClientStreamRouter) {
+    this.server = createServer({
+      settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams, enablePush: false },
+      maxSessionMemory: MAX_SESSION_MEMORY_MB,
+    });
+    this.server.on('session', (session: ServerHttp2Session) => {
+      session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
+      session.on('error', (err) => this.logger.debug(`client session: ${err.message}`));
+    });
+    this.server.on('stream', (stream, headers) => void router.serve(stream, headers));
+  }
+
+  /** Takes over a TLS socket that negotiated `h2`; the carrier that accepted it closes it on shutdown. */
+  accept(socket: TLSSocket): void {
+    this.server.emit('connection', socket);
+  }
+}

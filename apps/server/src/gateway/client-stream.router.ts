@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { constants as h2, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { Injectable, Logger } from '@nestjs/common';
+import { decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, TUNNEL_HEADERS, TunnelProtocolError } from '@svc/common';
+import { BearerAuthenticator } from '../auth/bearer-authenticator';
+import type { UserPrincipal } from '../auth/principal';
+import { AllExceptionsFilter } from '../common/http-exception.filter';
+import { ForwardService } from '../forwarding/forward.service';
+import { requestContext } from '../logging/request-context';
+import type { TunnelStream } from '../relay/tunnel-carrier';
+import { ShellService } from '../shell/shell.service';
+
+/** As the REST API: a well-formed incoming `x-request-id` is kept. */
+const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+interface ClientStreamRoute {
+  pattern: RegExp;
+  /** Opens the device stream this client stream is spliced to; throws a DomainError to refuse. */
+  open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream>;
+}
+
+/**
+ * Serves one client stream (docs/protocol.md, "Client streams"): route → `authorization` (the REST
+ * API's token rules) → `svc-args` → the operation opens a device stream → `:status 200` and the
+ * two streams are spliced (bytes both ways, flow control as backpressure, END_STREAM and
+ * RST_STREAM passed on). Refusals before that are the REST error answer, `{statusCode, error,
+ * message, code, requestId}`, with the same status.
+ */
+@Injectable()
+export class ClientStreamRouter {
+  private readonly routes: ClientStreamRoute[];
+  private readonly errors = new AllExceptionsFilter();
+  private readonly logger = new Logger('ClientStreams');
+
+  constructor(
+    private readonly authenticator: BearerAuthenticator,
+    forwards: ForwardService,
+    shells: ShellService,
+  ) {
+    this.routes = [
+      { pattern: /^\/v1\/devices\/([^/?]+)\/forward$/, open: (...a) => forwards.open(...a) },
+      { pattern: /^\/v1\/devices\/([^/?]+)\/shell$/, open: (...a) => shells.open(...a) },
+    ];
+  }
+
+  serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
+    const incoming = single(headers['x-request-id']);
+    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    return requestContext.run({ requestId }, () => this.serveInContext(stream, headers, requestId));
+  }
+
+  private async serveInContext(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, requestId: string): Promise<void> {
+    stream.on('error', (err) => this.logger.debug(`client stream ${requestId}: ${err.message}`));
+    let tunnel: TunnelStream;
+    try {
+      const { route, ref } = this.match(headers);
+      const principal = await this.authenticator.authenticate(single(headers.authorization));
+      tunnel = await route.open(principal, ref, args(headers), requestId);
+    } catch (err) {
+      this.refuse(stream, err, requestId);
+      return;
+    }
+    if (stream.destroyed) {
+      tunnel.abort();
+      return;
+    }
+    stream.respond({ [h2.HTTP2_HEADER_STATUS]: 200, 'x-request-id': requestId });
+    const outcome = await splice(http2End(stream), { stream: tunnel.body, abort: () => tunnel.abort() });
+    this.logger.debug(`client stream ${requestId} closed${outcome.aborted ? ' (aborted)' : ''}`);
+  }
+
+  private match(headers: IncomingHttpHeaders): { route: ClientStreamRoute; ref: string } {
+    const path = single(headers[h2.HTTP2_HEADER_PATH]) ?? '';
+    for (const route of this.routes) {
+      const found = route.pattern.exec(path);
+      if (!found || headers[h2.HTTP2_HEADER_METHOD] !== 'POST') continue;
+      try {
+        return { route, ref: decodeURIComponent(found[1]) };
+      } catch {
+        throw new InvalidInputError('The device reference in the path is not valid percent-encoding');
+      }
+    }
+    throw new NotFoundError('Route not found');
+  }
+
+  private refuse(stream: ServerHttp2Stream, err: unknown, requestId: string): void {
+    const body = this.errors.toBody(err);
+    if (body.statusCode >= 500 && body.code === 'INTERNAL') this.logger.error(err instanceof Error ? err : String(err));
+    if (stream.destroyed || stream.headersSent) return;
+    stream.respond({ [h2.HTTP2_HEADER_STATUS]: body.statusCode, 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId });
+    stream.end(JSON.stringify(body));
+  }
+}
+
+function args(headers: IncomingHttpHeaders): Record<string, unknown> {
+  try {
+    return decodeStreamArgs(headers[TUNNEL_HEADERS.args]);
+  } catch (err) {
+    if (err instanceof TunnelProtocolError) throw new InvalidInputError(err.message);
+    throw err;
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

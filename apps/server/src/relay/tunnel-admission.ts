@@ -1,0 +1,85 @@
+import { connect as h2connect, ClientHttp2Session } from 'node:http2';
+import type { Duplex } from 'node:stream';
+import { Logger } from '@nestjs/common';
+import {
+  encodeHello,
+  HELLO_UNAUTHORIZED,
+  HELLO_UNAVAILABLE,
+  HELLO_UNSUPPORTED_VERSION,
+  HelloRequest,
+  parseHelloRequest,
+  readHello,
+  TUNNEL_HTTP2,
+  TUNNEL_PROTOCOL_VERSION,
+  UnsupportedHelloVersionError,
+} from '@svc/common';
+import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier } from './tunnel-carrier';
+import { H2TunnelSession } from './tcp/h2-tunnel-session';
+
+/** A refused runtime gets this long to read the refusal before the connection is destroyed. */
+const REFUSAL_LINGER_MS = 2000;
+/** HTTP/2 buffers up to both windows per session; nghttp2's default 10 MB cap is below that. */
+const MAX_SESSION_MEMORY_MB = 64;
+
+const logger = new Logger('TunnelAdmission');
+
+/**
+ * What every carrier does with a runtime's byte stream once its transport is up (TLS socket or
+ * QUIC stream): read the hello, check the key, answer, then run reverse HTTP/2 on the same
+ * stream (the runtime is the HTTP/2 server) and hand the session to the acceptor.
+ */
+export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier: TunnelCarrier['name'], acceptor: TunnelAcceptor): Promise<void> {
+  let raw: unknown;
+  try {
+    raw = await readHello(socket);
+  } catch (err) {
+    logger.debug(`no hello from ${remoteAddress}: ${(err as Error).message}`);
+    socket.destroy();
+    return;
+  }
+  let hello: HelloRequest;
+  try {
+    hello = parseHelloRequest(raw);
+  } catch (err) {
+    refuse(socket, err instanceof UnsupportedHelloVersionError ? HELLO_UNSUPPORTED_VERSION : HELLO_UNAUTHORIZED);
+    return;
+  }
+  let admission: TunnelAdmission | null;
+  try {
+    admission = await acceptor.authenticate(hello);
+  } catch (err) {
+    logger.warn(`could not check a runtime's key: ${(err as Error).message}`);
+    refuse(socket, HELLO_UNAVAILABLE);
+    return;
+  }
+  if (admission === null) {
+    refuse(socket, HELLO_UNAUTHORIZED);
+    return;
+  }
+  const { deviceId } = admission;
+  // HTTP/2 takes over a TLS socket's native handle: a write still in flight then completes into
+  // the HTTP/2 session and aborts the process (node_http2.cc is_write_in_progress), so wait.
+  const written = await new Promise<boolean>((resolve) => {
+    if (socket.destroyed) resolve(false);
+    else socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, ok: true, device_id: deviceId, heartbeat_secs: acceptor.heartbeatSecs }), (err) => resolve(!err));
+  });
+  if (!written || socket.destroyed) return;
+  const session = new H2TunnelSession(deviceId, hello.runtime, remoteAddress, startHttp2(socket), acceptor.heartbeatSecs, carrier);
+  acceptor.accepted(session, admission);
+}
+
+function refuse(socket: Duplex, error: string): void {
+  if (socket.destroyed) return;
+  socket.end(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, ok: false, error }));
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+}
+
+function startHttp2(socket: Duplex): ClientHttp2Session {
+  const session = h2connect('http://device', {
+    createConnection: () => socket,
+    settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, enablePush: false },
+    maxSessionMemory: MAX_SESSION_MEMORY_MB,
+  });
+  session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
+  return session;
+}

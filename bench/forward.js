@@ -1,0 +1,187 @@
+/**
+ * Forward throughput (issue 7 targets in brackets): BENCH_FORWARD_MIB bytes pushed through a port
+ * forward to a counting sink on the "device" (loopback), measured in one run for
+ *   - direct loopback TCP (the ceiling),
+ *   - `ssh -L` to a throwaway sshd (openssh-server, loopback, ed25519 keys in a temp dir),
+ *   - svc over the TLS/TCP carrier [≥ 1.0× ssh -L],
+ *   - svc over the QUIC carrier [≥ 30 MB/s] (a smaller transfer: BENCH_QUIC_MIB),
+ * each through the CLI's LocalForwarder → client streams → relay → a real runtime process.
+ * The svc line also shows how long a small exec on another device took meanwhile (a carrier
+ * must not stall other devices). Run from a build: `node bench/forward.js`.
+ */
+const { spawn, execFileSync } = require('node:child_process');
+const { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, chmodSync, existsSync } = require('node:fs');
+const net = require('node:net');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { startIssuer } = require('./device-listing');
+const { freePort, request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
+
+const ROOT = join(__dirname, '..');
+const EMAIL = 'forward@bench.test';
+const MIB = Number(process.env.BENCH_FORWARD_MIB ?? 1024);
+const QUIC_MIB = Number(process.env.BENCH_QUIC_MIB ?? 32);
+
+/** A sink on the device side: counts bytes, answers the count after the sender's FIN. */
+function startSink() {
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    let received = 0;
+    socket.on('data', (chunk) => (received += chunk.length));
+    socket.on('end', () => socket.end(String(received)));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Sends `mib` MiB to 127.0.0.1:`port` and resolves with MB/s once the far end confirmed the count. */
+function push(port, mib) {
+  const total = mib * 1024 * 1024;
+  const chunk = Buffer.alloc(256 * 1024, 0x5a);
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    let answer = '';
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+      socket.end();
+    };
+    socket.on('connect', pump);
+    socket.on('data', (d) => (answer += d));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      if (Number(answer) !== total) return reject(new Error(`sink got ${answer} bytes, expected ${total}`));
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      resolve(total / 1e6 / seconds);
+    });
+  });
+}
+
+async function startSshd(dir) {
+  const sshDir = join(dir, 'ssh');
+  mkdirSync(sshDir);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshDir, 'host')]);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshDir, 'user')]);
+  writeFileSync(join(sshDir, 'authorized_keys'), readFileSync(join(sshDir, 'user.pub')));
+  chmodSync(join(sshDir, 'authorized_keys'), 0o600);
+  const port = await freePort();
+  const config = join(sshDir, 'sshd_config');
+  writeFileSync(config, [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(sshDir, 'host')}`, `AuthorizedKeysFile ${join(sshDir, 'authorized_keys')}`, 'PasswordAuthentication no', 'StrictModes no', 'UsePAM no', `PidFile ${join(sshDir, 'sshd.pid')}`, ''].join('\n'));
+  mkdirSync('/run/sshd', { recursive: true });
+  const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: 'ignore' });
+  await sleep(500);
+  return { port, key: join(sshDir, 'user'), stop: () => sshd.kill() };
+}
+
+async function sshForward(sshd, targetPort) {
+  const local = await freePort();
+  const user = require('node:os').userInfo().username;
+  const ssh = spawn('ssh', ['-N', '-L', `${local}:127.0.0.1:${targetPort}`, '-p', String(sshd.port), '-i', sshd.key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'ExitOnForwardFailure=yes', `${user}@127.0.0.1`], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const ready = await new Promise((resolve) => net.connect(local, '127.0.0.1').on('connect', function () { this.destroy(); resolve(true); }).on('error', () => resolve(false)));
+    if (ready) return { port: local, stop: () => ssh.kill() };
+    await sleep(100);
+  }
+  ssh.kill();
+  throw new Error('ssh -L did not come up');
+}
+
+/** A real runtime process for device `id`, on the given carrier; resolves once the server lists it online. */
+async function startRuntime(dir, serverUrl, apiKey, id, transport, auth) {
+  const home = join(dir, `home-${id}`);
+  mkdirSync(home);
+  const child = spawn(process.execPath, [join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport], {
+    env: { ...process.env, SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
+    stdio: 'ignore',
+  });
+  for (;;) {
+    const status = await request(`${serverUrl}/devices/${id}/status`, { headers: auth });
+    if (status.status === 200 && JSON.parse(status.body).status === 'online') return child;
+    if (child.exitCode !== null) throw new Error(`runtime ${id} exited with ${child.exitCode}`);
+    await sleep(100);
+  }
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-forward-'));
+  const issuer = await startIssuer();
+  const stops = [];
+  try {
+    const keys = await seedDevices(join(dir, 'svc.sqlite'), 3, EMAIL, 'fw');
+    const env = await serverEnv(dir, issuer);
+    const serverUrl = `http://127.0.0.1:${env.REST_PORT}`;
+    const server = await startServer(env);
+    stops.push(() => server.stop());
+    const token = issuer.token(EMAIL);
+    const auth = { authorization: `Bearer ${token}` };
+    const sink = await startSink();
+    stops.push(() => sink.close());
+    const sinkPort = sink.address().port;
+    console.log(`forward throughput: ${MIB} MiB per run (QUIC ${QUIC_MIB} MiB), loopback, node ${process.version}`);
+
+    const direct = await push(sinkPort, MIB);
+    console.log(`direct loopback TCP              ${direct.toFixed(0).padStart(6)} MB/s`);
+
+    let ssh;
+    if (existsSync('/usr/sbin/sshd')) {
+      const sshd = await startSshd(dir);
+      stops.push(() => sshd.stop());
+      const tunnel = await sshForward(sshd, sinkPort);
+      stops.push(() => tunnel.stop());
+      ssh = await push(tunnel.port, MIB);
+      console.log(`ssh -L                           ${ssh.toFixed(0).padStart(6)} MB/s   ${(ssh / direct).toFixed(2)}x direct`);
+    } else {
+      console.log('ssh -L                           skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
+    }
+
+    const { DeviceStreams } = require(join(ROOT, 'apps/cli/dist/sdk/device-streams'));
+    const { LocalForwarder } = require(join(ROOT, 'apps/cli/dist/sdk/local-forwarder'));
+    const { parseForwardSpec } = require(join(ROOT, 'libs/common/dist'));
+    const bystander = await startRuntime(dir, serverUrl, keys[2], 'fw-00002', 'tcp', auth);
+    stops.push(() => bystander.kill());
+    for (const [index, transport, mib] of [[0, 'tcp', MIB], [1, 'quic', QUIC_MIB]]) {
+      const device = `fw-0000${index}`;
+      const runtime = await startRuntime(dir, serverUrl, keys[index], device, transport, auth);
+      stops.push(() => runtime.kill());
+      const streams = new DeviceStreams({ host: '127.0.0.1', port: Number(env.UNIFIED_PORT), trust: { ca: readFileSync(join(dir, 'tls', 'cert.pem')) }, token: () => token });
+      const [mapping] = parseForwardSpec(`0:${sinkPort}`);
+      const forwarder = new LocalForwarder(streams, device, mapping);
+      const port = await forwarder.listen();
+      await push(port, 8); // warm-up
+      // Meanwhile, small execs on another device: their worst time shows whether this carrier stalls others.
+      let worstExecMs = 0;
+      let running = true;
+      const execs = (async () => {
+        while (running) {
+          const t = process.hrtime.bigint();
+          await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device: 'fw-00002', command: ['true'] } });
+          worstExecMs = Math.max(worstExecMs, Number(process.hrtime.bigint() - t) / 1e6);
+          await sleep(50);
+        }
+      })();
+      const rate = await push(port, mib);
+      running = false;
+      await execs;
+      await forwarder.close();
+      await streams.close();
+      const vsSsh = ssh ? `   ${(rate / ssh).toFixed(2)}x ssh -L` : '';
+      const target = transport === 'tcp' ? 'target ≥ 1.0x ssh -L' : 'target ≥ 30 MB/s';
+      console.log(`svc forward, ${transport.padEnd(4)} carrier        ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct${vsSsh}   (exec on another device meanwhile: worst ${worstExecMs.toFixed(0)} ms)   ${target}`);
+    }
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+    await issuer.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
+
+module.exports = { benchForward: main };

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { FileHandle, lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { InvalidInputError } from '../errors';
+import { DigestTap } from './digest-tap';
+import { MAX_FILE_MODE } from './file-contract';
+import { fileSystemError } from './fs-errors';
+
+export interface AtomicWriteOptions {
+  /** Permission bits; default: the replaced file's, or a new file's default (0666 less the umask). */
+  mode?: number;
+  /** Modification time, ms since the epoch; default: now. */
+  mtime?: number;
+}
+
+export interface AtomicWriteCheck {
+  /** Exact number of bytes expected. */
+  size?: number;
+  /** The expected checksum, asked for once the data has ended (it may arrive after the data, as a trailer). */
+  expectedSha256: () => string | undefined | Promise<string | undefined>;
+}
+
+/** Temp files are named `.<name>.svc-<random>.tmp`, so a listing shows what they are. */
+export const TEMP_FILE_MARK = '.svc-';
+const TEMP_NAME_CHARS = 200;
+
+/**
+ * Writes a file so that readers see either the old file or the complete new one: a temp file in
+ * the same directory (mode 0600 while it fills), checked against the expected size and SHA-256,
+ * fsync'ed, given its mode and mtime, then renamed over the target. Any failure (checksum
+ * mismatch, aborted stream, full disk) removes the temp file and leaves the old file as it was.
+ * `open` does everything that can fail before data flows (creating missing parent directories,
+ * refusing a directory at the target, creating the temp file), so a refusal comes before any
+ * byte is sent. Errors are domain errors naming the target (see fileSystemError).
+ */
+export class AtomicFileWriter {
+  private constructor(
+    readonly target: string,
+    private readonly temp: string,
+    private handle: FileHandle | undefined,
+    private readonly mode: number,
+    private readonly mtime: number | undefined,
+  ) {}
+
+  static async open(target: string, options: AtomicWriteOptions = {}): Promise<AtomicFileWriter> {
+    const directory = dirname(resolve(target));
+    await makeDirectories(directory);
+    const replaced = await existingFile(target);
+    const temp = join(directory, `.${basename(target).slice(0, TEMP_NAME_CHARS)}${TEMP_FILE_MARK}${randomBytes(6).toString('hex')}.tmp`);
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(temp, 'wx', 0o666);
+      const defaultMode = (await handle.stat()).mode & 0o777;
+      await handle.chmod(0o600);
+      return new AtomicFileWriter(target, temp, handle, (options.mode ?? replaced?.mode ?? defaultMode) & MAX_FILE_MODE, options.mtime);
+    } catch (err) {
+      await handle?.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+      throw fileSystemError(err, target);
+    }
+  }
+
+  /** Fills the temp file from `data`, verifies it, and renames it into place; or discards it. */
+  async write(data: Readable, check: AtomicWriteCheck): Promise<{ size: number; sha256: string }> {
+    const handle = this.handle;
+    if (!handle) throw new Error('AtomicFileWriter used twice');
+    try {
+      const tap = new DigestTap(check.size);
+      await pipeline(data, tap, fileWriter(handle));
+      const sha256 = tap.digest();
+      const expected = await check.expectedSha256();
+      if (expected === undefined) throw new InvalidInputError('No checksum was given for the data (sha256)');
+      if (expected !== sha256) throw new InvalidInputError(`Checksum mismatch: expected sha256 ${expected}, received ${sha256}`);
+      await handle.sync();
+      await handle.chmod(this.mode);
+      await handle.utimes(new Date(), this.mtime === undefined ? new Date() : new Date(this.mtime));
+      await handle.close();
+      this.handle = undefined;
+      await rename(this.temp, this.target);
+      await syncDirectory(dirname(this.temp));
+      return { size: tap.bytes, sha256 };
+    } catch (err) {
+      await this.discard();
+      throw fileSystemError(err, this.target);
+    }
+  }
+
+  /** Removes the temp file; the target is untouched. Idempotent. */
+  async discard(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close().catch(() => undefined);
+    await unlink(this.temp).catch(() => undefined);
+  }
+}
+
+/** `mkdir -p`, one level at a time: Node's recursive mkdir spins forever where a parent refuses creation with ENOENT (/proc). */
+export async function makeDirectories(directory: string): Promise<void> {
+  const missing: string[] = [];
+  for (let current = resolve(directory); ; current = dirname(current)) {
+    try {
+      if (!(await stat(current)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(current) === current) throw fileSystemError(err, current);
+      missing.push(current);
+    }
+  }
+  for (const path of missing.reverse()) {
+    try {
+      await mkdir(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fileSystemError(err, path);
+    }
+  }
+}
+
+/** The file being replaced, if any; a directory there is refused before any byte is written. */
+async function existingFile(target: string): Promise<{ mode: number } | undefined> {
+  try {
+    const found = await lstat(target);
+    if (found.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    return found.isFile() ? { mode: found.mode & MAX_FILE_MODE } : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fileSystemError(err, target);
+  }
+}
+
+/**
+ * Writes the chunks one after the other into `handle`. Not a FileHandle write stream: such a
+ * stream holds the handle until it closes itself, so `handle.close()` would wait for it forever.
+ */
+function fileWriter(handle: FileHandle): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      void (async () => {
+        for (let offset = 0; offset < chunk.length; ) offset += (await handle.write(chunk, offset)).bytesWritten;
+      })().then(() => callback(), callback);
+    },
+  });
+}
+
+/** Makes the rename itself durable; some file systems cannot fsync a directory, which is fine. */
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r').catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close().catch(() => undefined);
+}

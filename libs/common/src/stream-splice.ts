@@ -1,0 +1,84 @@
+import type { Http2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
+import { Duplex, finished } from 'node:stream';
+
+/** One side of a byte-stream forward and how to cut it short (RST, not a clean end). */
+export interface SpliceEnd {
+  readonly stream: Duplex;
+  abort(): void;
+}
+
+export interface SpliceOutcome {
+  /** True when either side ended abnormally (reset, error, lost peer) and the other was cut too. */
+  aborted: boolean;
+  error?: Error;
+}
+
+/** An HTTP/2 stream: aborting sends RST_STREAM CANCEL. */
+export function http2End(stream: Http2Stream): SpliceEnd {
+  return {
+    stream,
+    abort: () => resetStream(stream),
+  };
+}
+
+/**
+ * Cuts an HTTP/2 stream short with RST_STREAM alone. Not `close(NGHTTP2_CANCEL)`: node first
+ * ends the writable side (END_STREAM) and only then resets, so the peer reads a clean end of data
+ * — a forward would pass it on as a FIN, an upload would look complete. `destroy(error)` resets
+ * at once (code INTERNAL_ERROR); peers treat any reset code other than NO_ERROR as an abort.
+ */
+export function resetStream(stream: Http2Stream): void {
+  if (stream.destroyed) return;
+  stream.on('error', () => undefined);
+  stream.destroy(new Error('stream aborted'));
+}
+
+/** A TCP or unix socket: aborting resets a TCP connection (RST) and destroys a unix one. */
+export function socketEnd(socket: Socket): SpliceEnd {
+  return {
+    stream: socket,
+    abort: () => {
+      if (socket.destroyed) return;
+      try {
+        socket.resetAndDestroy();
+      } catch {
+        socket.destroy(); // not TCP (ERR_INVALID_HANDLE_TYPE): a unix socket has no RST
+      }
+    },
+  };
+}
+
+/**
+ * Pipes two byte streams into each other until both directions are done — the one rule of every
+ * forward (runtime ↔ target, server ↔ client, CLI ↔ local connection):
+ * - backpressure: `pipe` stops reading a side while the other's `write()` says it is full, so no
+ *   hop buffers more than its stream's high-water mark (HTTP/2 flow control does the rest);
+ * - half-close: the end of one side's data ends the other's writable side (FIN ↔ END_STREAM),
+ *   and the opposite direction goes on;
+ * - abort: a side that closes before both its directions finished (reset, error, lost tunnel)
+ *   aborts the other one.
+ * Sockets must be created with `allowHalfOpen: true`, or the half-close is lost.
+ */
+export function splice(a: SpliceEnd, b: SpliceEnd): Promise<SpliceOutcome> {
+  return new Promise((resolve) => {
+    let aborted = false;
+    let error: Error | undefined;
+    let open = 2;
+    const watch = (self: SpliceEnd, other: SpliceEnd) => {
+      // `finished` also reports a side that was already closed when the splice began.
+      finished(self.stream, (err) => {
+        if (err) {
+          aborted = true;
+          if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') error ??= err;
+          other.abort();
+        }
+        if (--open === 0) resolve(error === undefined ? { aborted } : { aborted, error });
+      });
+    };
+    watch(a, b);
+    watch(b, a);
+    a.stream.pipe(b.stream);
+    b.stream.pipe(a.stream);
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * Every routed operation, called exactly as the catalog describes it (httpRequestFor: path, query,
+ * body), succeeds and answers what its result schema says, and so do the routes outside the tool
+ * table that have a RouteResults entry. This is what the CLI SDK and `svc mcp` rely on: the
+ * catalog's route, parameters and result types are the server's.
+ */
+import {
+  findOperation,
+  httpRequestFor,
+  OperationContract,
+  OperationName,
+  OPERATIONS,
+  RESULT_SCHEMAS,
+  ROUTE_RESULT_SCHEMAS,
+  RouteResults,
+} from '@svc/common';
+import type { Caller } from './fixtures/api-client';
+import { schemaErrors } from './fixtures/json-schema';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { pollRegistration, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@example.test';
+const BOB = 'bob@example.test';
+
+describe('operation catalog: calls as the catalog describes them', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let alice: Caller;
+  const called = new Set<OperationName>();
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp);
+    alice = await server.login(ALICE);
+    await server.api.get('/me', await server.login(BOB));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await idp?.stop();
+  });
+
+  /** Calls `name` with `input` the way the SDK will; expects a 2xx whose body fits the result schema (or `shape`'s). */
+  async function call(name: OperationName, caller: Caller, input: Record<string, unknown>, shape?: keyof RouteResults): Promise<any> {
+    const request = httpRequestFor(findOperation(name) as OperationContract, input);
+    const query = request.query.length > 0 ? `?${new URLSearchParams(request.query)}` : '';
+    const res = await server.api.call(request.method, request.path + query, caller, request.body);
+    expect([name, res.status, res.status < 300 ? '' : JSON.stringify(res.body)]).toEqual([name, res.status < 300 ? res.status : 200, '']);
+    expect([name, schemaErrors(shape ? ROUTE_RESULT_SCHEMAS[shape] : RESULT_SCHEMAS[name], res.body)]).toEqual([name, []]);
+    called.add(name);
+    return res.body;
+  }
+
+  function fits(name: keyof RouteResults, body: unknown): void {
+    expect([name, schemaErrors(ROUTE_RESULT_SCHEMAS[name], body)]).toEqual([name, []]);
+  }
+
+  it('serves the whole life of a device, its shares and an organization', async () => {
+    const pending = await submitRegistration(server, 'pi-1', `user:${ALICE}`);
+    fits('registration_request', { request_id: pending.requestId, fingerprint: pending.fingerprint });
+    fits('registration_status', (await pollRegistration(server, pending.requestId)).body);
+
+    const listed = await call('devices_list', alice, {});
+    expect(listed.map((item: { status: string }) => item.status)).toEqual(['pending']);
+    await call('devices_approve', alice, { device: pending.requestId });
+    const approved = await pollRegistration(server, pending.requestId);
+    fits('registration_status', approved.body);
+    expect(approved.body.status).toBe('approved');
+
+    const page = await call('devices_list', alice, { status: 'offline', limit: 1 }, 'devices_list_page');
+    expect(page.items).toHaveLength(1);
+
+    expect((await call('device_status', alice, { device: 'pi-1' })).status).toBe('offline');
+    expect((await call('device_status', alice, { devices: ['pi-1', 'nope'] })).results).toHaveLength(2);
+    fits('device_status_one', (await server.api.get('/devices/pi-1/status', alice)).body);
+    await call('device_audit_logs', alice, { device: 'pi-1', max: 5 });
+    await call('device_audit_logs', alice, { devices: ['pi-1'] });
+    fits('device_audit_logs_one', (await server.api.get('/devices/pi-1/audit-logs?max=5', alice)).body);
+
+    await call('device_access_add', alice, { device: 'pi-1', email_or_org_id: BOB, role: 'viewer' });
+    expect(await call('device_access_list', alice, { device: 'pi-1' })).toEqual([{ email: BOB, role: 'viewer' }]);
+    await call('device_access_remove', alice, { device: 'pi-1', email_or_org_id: BOB });
+
+    await call('device_exec', alice, { devices: ['pi-1'], command: ['true'], timeout_secs: 5 });
+
+    await call('org_create', server.admin, { id: 'acme', email: ALICE });
+    await call('org_update', alice, { id: 'acme', new_id: 'acme-2' });
+    expect((await call('org_list', alice, {})).map((org: { id: string }) => org.id)).toEqual(['acme-2']);
+    await call('org_members_add', alice, { org_id: 'acme-2', email: BOB, role: 'viewer' });
+    expect(await call('org_members_list', alice, { org_id: 'acme-2' })).toHaveLength(2);
+    await call('org_members_remove', alice, { org_id: 'acme-2', email: BOB });
+    await call('org_devices_add', alice, { org_id: 'acme-2', device: 'pi-1' });
+    expect(await call('org_devices_list', alice, { org_id: 'acme-2' })).toEqual([expect.objectContaining({ id: 'pi-1' })]);
+    await call('org_devices_remove', alice, { org_id: 'acme-2', device: 'pi-1' });
+
+    await call('devices_reject', alice, { device: 'pi-1' });
+    await call('org_delete', alice, { id: 'acme-2' });
+
+    const flood = await submitRegistration(server, 'pi-2', `user:${ALICE}`);
+    const rejected = await server.api.post('/devices/registrations/reject', {}, alice);
+    fits('registrations_reject', rejected.body);
+    fits('registration_status', (await pollRegistration(server, flood.requestId)).body);
+  });
+
+  it('has called every routed operation', () => {
+    const routed = OPERATIONS.filter((op) => 'http' in op).map((op) => op.name);
+    expect([...called].sort()).toEqual([...routed].sort());
+  });
+});

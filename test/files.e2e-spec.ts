@@ -1,0 +1,272 @@
+/**
+ * Device files end to end: the CLI's SDK (DeviceFiles) → the REST file routes → the relay → a real
+ * runtime process, whose "device" file system is a temp directory on this machine (so the test
+ * checks the device side directly). Real tokens, real streaming, no mocks.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, chmodSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { execFileSync } from 'node:child_process';
+import { DeviceFiles } from '../apps/cli/src/sdk/device-files';
+import type { Caller } from './fixtures/api-client';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@files.test';
+const BIG_BYTES = Number(process.env.FILES_BIG_MIB ?? 101) * 1024 * 1024;
+const MTIME = new Date('2024-03-04T05:06:07.000Z');
+
+/** Writes `bytes` of reproducible data (a pseudo-random MiB, each copy stamped with its index) and answers its SHA-256. */
+async function writeDeterministicFile(path: string, bytes: number): Promise<string> {
+  const block = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < block.length; i += 32) createHash('sha256').update(`block ${i}`).digest().copy(block, i);
+  const hash = createHash('sha256');
+  async function* chunks() {
+    for (let offset = 0, index = 0; offset < bytes; offset += block.length, index += 1) {
+      const chunk = Buffer.from(block.subarray(0, Math.min(block.length, bytes - offset)));
+      chunk.writeUInt32BE(index, 0);
+      hash.update(chunk);
+      yield chunk;
+    }
+  }
+  await pipeline(chunks(), createWriteStream(path));
+  return hash.digest('hex');
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function tempFiles(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.includes('.svc-'));
+}
+
+describe('device files (real runtime)', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let alice: Caller;
+  let runtime: RuntimeProcess;
+  let dir: string;
+  let device: string;
+  let local: string;
+  let files: DeviceFiles;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    alice = await server.login(ALICE);
+    dir = mkdtempSync(join(tmpdir(), 'svc-files-'));
+    device = join(dir, 'device');
+    local = join(dir, 'local');
+    mkdirSync(device);
+    mkdirSync(local);
+    const apiKey = await registerDevice(server, 'fs-1', `user:${ALICE}`, alice);
+    await registerDevice(server, 'fs-off', `user:${ALICE}`, alice);
+    await server.api.post('/devices/fs-1/access', { email_or_org_id: 'viewer@files.test', role: 'viewer' }, alice);
+    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_TUNNEL_TRANSPORT: process.env.FILES_TRANSPORT ?? 'tcp' });
+    await runtime.waitForLog('tunnel up');
+    files = filesFor(alice);
+  });
+  afterAll(async () => {
+    files?.close();
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    await server?.close();
+    await idp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function filesFor(caller: Caller): DeviceFiles {
+    return new DeviceFiles({ serverUrl: server.url, token: () => caller.token! });
+  }
+
+  it('lists a directory with device_ls', async () => {
+    mkdirSync(join(device, 'ls/sub'), { recursive: true });
+    writeFileSync(join(device, 'ls/b.txt'), 'bee');
+    const entries = await files.ls(`fs-1:${join(device, 'ls')}`);
+    expect(entries.map(({ name, is_dir, size }) => ({ name, is_dir, size }))).toEqual([
+      { name: 'b.txt', is_dir: false, size: 3 },
+      { name: 'sub', is_dir: true, size: 0 },
+    ]);
+  });
+
+  it(`copies a ${BIG_BYTES / 1024 / 1024} MiB file up and back, byte for byte, keeping mode and mtime`, async () => {
+    const original = join(local, 'big.bin');
+    const sha256 = await writeDeterministicFile(original, BIG_BYTES);
+    chmodSync(original, 0o640);
+    utimesSync(original, MTIME, MTIME);
+
+    await expect(files.cp(original, `fs-1:${device}`)).resolves.toEqual({ status: 'copied' });
+    const onDevice = join(device, 'big.bin');
+    expect(await sha256Of(onDevice)).toBe(sha256);
+    expect(statSync(onDevice).mode & 0o777).toBe(0o640);
+    expect(statSync(onDevice).mtimeMs).toBe(MTIME.getTime());
+
+    const back = join(local, 'back/big.bin');
+    await expect(files.cp(`fs-1:${onDevice}`, back)).resolves.toEqual({ status: 'copied' });
+    expect(await sha256Of(back)).toBe(sha256);
+    expect(statSync(back).mode & 0o777).toBe(0o640);
+    expect(statSync(back).mtimeMs).toBe(MTIME.getTime());
+    expect([...tempFiles(device), ...tempFiles(join(local, 'back'))]).toEqual([]);
+    rmSync(original);
+    rmSync(back);
+    rmSync(onDevice);
+  });
+
+  it('leaves the old file intact and no temp file when an upload is cut off', async () => {
+    const target = join(device, 'keep.txt');
+    writeFileSync(target, 'old content');
+    const logged = runtime.stderr.length;
+    await new Promise<void>((resolve) => {
+      const req = request(`${server.url}/devices/fs-1/files/content?path=${encodeURIComponent(target)}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/octet-stream', 'x-svc-size': String(8 * 1024 * 1024), trailer: 'x-svc-sha256' },
+      });
+      req.on('error', () => resolve());
+      req.write(Buffer.alloc(1024 * 1024, 1), () => setImmediate(() => req.destroy()));
+      req.on('close', () => resolve());
+    });
+    await runtime.waitForLog('file write aborted', logged);
+    expect(readFileSync(target, 'utf8')).toBe('old content');
+    expect(tempFiles(device)).toEqual([]);
+  });
+
+  describe('device_sync', () => {
+    const tree = () => join(local, 'tree');
+    const remote = () => join(device, 'synced');
+    const snapshot = (root: string) => execFileSync('find', [root, '-printf', '%P %s %m %T@\n']).toString().split('\n').sort();
+
+    beforeAll(() => {
+      mkdirSync(join(tree(), 'sub/deep'), { recursive: true });
+      mkdirSync(join(tree(), 'node_modules/x'), { recursive: true });
+      writeFileSync(join(tree(), 'a.txt'), 'alpha');
+      writeFileSync(join(tree(), 'sub/deep/b.txt'), 'beta');
+      writeFileSync(join(tree(), 'debug.log'), 'log');
+      writeFileSync(join(tree(), 'node_modules/x/index.js'), 'x');
+      mkdirSync(remote());
+      writeFileSync(join(remote(), 'stale.txt'), 'stale');
+      writeFileSync(join(remote(), 'kept.log'), 'excluded: never deleted');
+    });
+
+    const options = { delete: true, exclude: ['*.log', 'node_modules/'] };
+
+    it('reports the plan and changes nothing with dry_run', async () => {
+      const before = snapshot(remote());
+      const report = await files.sync(tree(), `fs-1:${remote()}`, { ...options, dry_run: true });
+      expect(report).toEqual({ status: 'synced', dry_run: true, copy: ['a.txt', 'sub/deep/b.txt'], delete: ['stale.txt'], unchanged: 0 });
+      expect(snapshot(remote())).toEqual(before);
+    });
+
+    it('copies what differs, deletes what the source lacks, and leaves excluded paths alone', async () => {
+      const report = await files.sync(tree(), `fs-1:${remote()}`, options);
+      expect(report).toMatchObject({ dry_run: false, copy: ['a.txt', 'sub/deep/b.txt'], delete: ['stale.txt'] });
+      expect(readFileSync(join(remote(), 'sub/deep/b.txt'), 'utf8')).toBe('beta');
+      expect(existsSync(join(remote(), 'stale.txt'))).toBe(false);
+      expect(readFileSync(join(remote(), 'kept.log'), 'utf8')).toBe('excluded: never deleted');
+      expect(existsSync(join(remote(), 'node_modules'))).toBe(false);
+      expect(existsSync(join(remote(), 'debug.log'))).toBe(false);
+      // Sizes and mtimes were kept, so a second sync finds nothing to do.
+      expect(await files.sync(tree(), `fs-1:${remote()}`, options)).toMatchObject({ copy: [], delete: [], unchanged: 2 });
+
+      const audit = await server.api.get('/devices/fs-1/audit-logs?max=1000', alice);
+      const synced = (audit.body.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.files_synced');
+      expect(synced).toEqual([expect.objectContaining({ details: `sync of ${remote()}: 2 written (9 bytes), 1 deleted` })]);
+    });
+
+    it('syncs from the device into a local directory that does not exist yet', async () => {
+      const copy = join(local, 'from-device');
+      const report = await files.sync(`fs-1:${remote()}`, copy, { exclude: ['kept.log'] });
+      expect(report).toMatchObject({ copy: ['a.txt', 'sub/deep/b.txt'], unchanged: 0 });
+      expect(readFileSync(join(copy, 'a.txt'), 'utf8')).toBe('alpha');
+      expect(Math.round(statSync(join(copy, 'sub/deep/b.txt')).mtimeMs)).toBe(Math.round(statSync(join(tree(), 'sub/deep/b.txt')).mtimeMs));
+      expect(existsSync(join(copy, 'kept.log'))).toBe(false);
+    });
+  });
+
+  describe('errors', () => {
+    async function failure(work: Promise<unknown>): Promise<Record<string, unknown>> {
+      const error = await work.then(() => undefined, (err: unknown) => err);
+      expect(error).toBeInstanceOf(Error);
+      return error as Record<string, unknown>;
+    }
+
+    it('answers NOT_FOUND (404) for a missing file', async () => {
+      const error = await failure(files.cp(`fs-1:${join(device, 'nope.txt')}`, join(local, 'nope.txt')));
+      expect(error).toMatchObject({ code: 'NOT_FOUND', statusCode: 404, message: `No such file or directory: ${join(device, 'nope.txt')}` });
+      expect(existsSync(join(local, 'nope.txt'))).toBe(false);
+    });
+
+    it('answers INVALID_INPUT (400) when listing a file', async () => {
+      writeFileSync(join(device, 'plain.txt'), 'x');
+      expect(await failure(files.ls(`fs-1:${join(device, 'plain.txt')}`))).toMatchObject({ code: 'INVALID_INPUT', statusCode: 400, message: expect.stringContaining('Not a directory') });
+    });
+
+    it('answers FORBIDDEN (403) where the device refuses the write', async () => {
+      writeFileSync(join(local, 'small.txt'), 'x');
+      const error = await failure(files.cp(join(local, 'small.txt'), 'fs-1:/sys/svc-files-test.txt'));
+      expect(error).toMatchObject({ code: 'FORBIDDEN', statusCode: 403, message: expect.stringMatching(/Permission denied|Read-only/) });
+    });
+
+    it.each([
+      ['a NUL in the path', `/devices/fs-1/files?path=${encodeURIComponent('/tmp/a\0b')}`],
+      ['a missing path', '/devices/fs-1/files'],
+    ])('answers INVALID_INPUT (400) for %s', async (_name, path) => {
+      const res = await server.api.get(path, alice);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('INVALID_INPUT');
+    });
+
+    it('refuses to delete outside the sync root', async () => {
+      const res = await server.api.post('/devices/fs-1/files/delete', { root: device, paths: ['../escape'], sync: 'abcdefgh12' }, alice);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('INVALID_INPUT');
+    });
+
+    it('refuses a download that leaves its sync root', async () => {
+      const path = encodeURIComponent(join(device, 'synced/../plain.txt'));
+      const res = await server.api.get(`/devices/fs-1/files/content?path=${path}&within=${encodeURIComponent(join(device, 'synced'))}`, alice);
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('FORBIDDEN');
+    });
+
+    it.each([
+      ['a viewer', 'viewer@files.test', 'fs-1', 403, 'FORBIDDEN'],
+      ['a stranger', 'stranger@files.test', 'fs-1', 404, 'DEVICE_NOT_FOUND'],
+      ['the owner of an offline device', ALICE, 'fs-off', 503, 'DEVICE_OFFLINE'],
+    ])('answers %s with %s', async (_name, email, ref, statusCode, code) => {
+      const caller = filesFor(await server.login(email));
+      try {
+        expect(await failure(caller.ls(`${ref}:/`))).toMatchObject({ code, statusCode, requestId: expect.any(String) });
+        writeFileSync(join(local, 'up.txt'), 'x');
+        expect(await failure(caller.cp(join(local, 'up.txt'), `${ref}:/tmp/never.txt`))).toMatchObject({ code, statusCode });
+      } finally {
+        caller.close();
+      }
+    });
+
+    it('answers INSUFFICIENT_STORAGE (507) when the device disk is full, keeping nothing', async () => {
+      const full = join(device, 'full');
+      mkdirSync(full);
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', full], { stdio: 'ignore' });
+      } catch {
+        // Not allowed here: the ENOSPC → 507 mapping is covered by files/fs-errors.spec.ts instead.
+        return;
+      }
+      try {
+        await writeDeterministicFile(join(local, 'two-mib.bin'), 2 * 1024 * 1024);
+        const error = await failure(files.cp(join(local, 'two-mib.bin'), `fs-1:${full}/`));
+        expect(error).toMatchObject({ code: 'INSUFFICIENT_STORAGE', statusCode: 507 });
+        expect(readdirSync(full)).toEqual([]);
+      } finally {
+        execFileSync('umount', [full]);
+      }
+    });
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * Port forwarding end to end: the CLI's SDK (DeviceStreams + LocalForwarder) → client streams on
+ * UNIFIED_PORT (ALPN h2, user token) → the relay → a real runtime process → TCP and unix-socket
+ * servers on the "device". Real TLS (trusted through the staging CA file), real tokens.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ForwardMapping, parseForwardSpec } from '@svc/common';
+import { DeviceStreamError, DeviceStreams } from '../apps/cli/src/sdk/device-streams';
+import { LocalForwarder } from '../apps/cli/src/sdk/local-forwarder';
+import type { Caller } from './fixtures/api-client';
+import { exchange, startCountServer, startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@forward.test';
+const CONNECTIONS = 50;
+const PAYLOAD_BYTES = 256 * 1024;
+
+describe('forwarding through client streams (real runtime)', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let alice: Caller;
+  let runtime: RuntimeProcess;
+  let dir: string;
+  let streams: DeviceStreams;
+  const targets: TargetServer[] = [];
+  const forwarders: LocalForwarder[] = [];
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    alice = await server.login(ALICE);
+    dir = mkdtempSync(join(tmpdir(), 'svc-forward-'));
+    const apiKey = await registerDevice(server, 'fw-1', `user:${ALICE}`, alice);
+    await registerDevice(server, 'fw-off', `user:${ALICE}`, alice);
+    await server.api.post('/devices/fw-1/access', { email_or_org_id: 'viewer@forward.test', role: 'viewer' }, alice);
+    runtime = startRuntimeProcess(['run'], {
+      HOME: dir,
+      SVC_CONFIG_DIR: join(dir, 'svc'),
+      SVC_SERVER_URL: server.url,
+      SVC_CA_FILE: server.tunnel!.caFile,
+      SVC_API_KEY: apiKey,
+    });
+    await runtime.waitForLog('tunnel up');
+    streams = streamsFor(alice);
+  });
+  afterEach(async () => {
+    await Promise.all(forwarders.splice(0).map((f) => f.close()));
+    await Promise.all(targets.splice(0).map((t) => t.close()));
+  });
+  afterAll(async () => {
+    await streams?.close();
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    await server?.close();
+    await idp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function streamsFor(caller: Caller): DeviceStreams {
+    return new DeviceStreams({ host: '127.0.0.1', port: server.tunnel!.port, trust: { ca: readFileSync(server.tunnel!.caFile) }, token: () => caller.token! });
+  }
+
+  async function target<T extends TargetServer>(start: Promise<T>): Promise<T> {
+    const started = await start;
+    targets.push(started);
+    return started;
+  }
+
+  /** A listener for the mapping; a TCP local side listens on an ephemeral port. */
+  async function forwarder(mapping: ForwardMapping, errors: Error[] = []): Promise<{ port: number; path: string; forwarder: LocalForwarder }> {
+    const local = mapping.local.kind === 'tcp' ? { kind: 'tcp' as const, port: 0 } : mapping.local;
+    const created = new LocalForwarder(streams, 'fw-1', { ...mapping, local }, { onConnectionError: (err) => errors.push(err) });
+    forwarders.push(created);
+    const bound = await created.listen();
+    return { port: typeof bound === 'number' ? bound : 0, path: typeof bound === 'string' ? bound : '', forwarder: created };
+  }
+
+  async function expectEchoes(at: { port: number } | { path: string }): Promise<void> {
+    const payloads = Array.from({ length: CONNECTIONS }, () => randomBytes(PAYLOAD_BYTES));
+    const echoed = await Promise.all(payloads.map((payload) => exchange(at, payload)));
+    echoed.forEach((back, i) => expect(back.equals(payloads[i])).toBe(true));
+  }
+
+  it(`forwards ${CONNECTIONS} concurrent TCP connections of ${PAYLOAD_BYTES / 1024} KiB byte for byte`, async () => {
+    const echo = await target(startEchoServer({ host: '127.0.0.1' }));
+    const [mapping] = parseForwardSpec(`10022:${echo.port}`);
+    const { port } = await forwarder(mapping);
+    await expectEchoes({ port });
+    expect(echo.accepted).toHaveLength(CONNECTIONS);
+  });
+
+  it(`forwards ${CONNECTIONS} concurrent connections from a local unix socket to one on the device`, async () => {
+    const echo = await target(startEchoServer({ path: join(dir, 'echo.sock') }));
+    const [mapping] = parseForwardSpec(`${join(dir, 'local.sock')}:${join(dir, 'echo.sock')}`);
+    const { path } = await forwarder(mapping);
+    await expectEchoes({ path });
+    expect(echo.accepted).toHaveLength(CONNECTIONS);
+  });
+
+  it('keeps the other direction open after a half-close', async () => {
+    const counter = await target(startCountServer({ host: '127.0.0.1' }));
+    const [mapping] = parseForwardSpec(`10023:${counter.port}`);
+    const { port } = await forwarder(mapping);
+    // The answer is written only after the target saw our FIN: it crosses a half-closed forward.
+    const answer = await exchange({ port }, randomBytes(100_000));
+    expect(answer.toString()).toBe('received 100000');
+  });
+
+  it('reaches another host on the device network (<local>:<host>:<remote>)', async () => {
+    const echo = await target(startEchoServer({ host: '127.0.0.2' }));
+    const [mapping] = parseForwardSpec(`10024:127.0.0.2:${echo.port}`);
+    expect(mapping.remote).toEqual({ kind: 'tcp', host: '127.0.0.2', port: echo.port });
+    const { port } = await forwarder(mapping);
+    const payload = randomBytes(64 * 1024);
+    // The echo server listens on 127.0.0.2 only: an answer proves the device dialled that host.
+    expect((await exchange({ port }, payload)).equals(payload)).toBe(true);
+    expect(echo.accepted).toHaveLength(1);
+  });
+
+  it('passes a reset through to the target', async () => {
+    const echo = await target(startEchoServer({ host: '127.0.0.1' }));
+    const [mapping] = parseForwardSpec(`10025:${echo.port}`);
+    const { port } = await forwarder(mapping);
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.on('error', () => undefined);
+    socket.write('ping');
+    await new Promise((resolve) => socket.once('data', resolve));
+    const targetSide = echo.accepted[0];
+    const targetClosed = new Promise((resolve) => targetSide.once('close', resolve));
+    socket.resetAndDestroy();
+    await targetClosed;
+    // Cut short, not ended: the target never saw a FIN.
+    expect(targetSide.readableEnded).toBe(false);
+  });
+
+  it('lets a slow reader hold the target back instead of buffering the whole transfer', async () => {
+    const total = 512 * 1024 * 1024;
+    const firehose = await target(startFirehoseServer({ host: '127.0.0.1' }, total));
+    const stream = await streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: firehose.port });
+    stream.pause();
+    // Wait until the target can hand over no more: every buffer on the way is full.
+    let last = -1;
+    while (firehose.sent() !== last) {
+      last = firehose.sent();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(firehose.sent()).toBeLessThan(total / 4);
+    let received = 0;
+    stream.on('data', (chunk: Buffer) => (received += chunk.length));
+    stream.resume(); // paused explicitly above: a 'data' listener alone does not restart it
+    stream.end();
+    await new Promise((resolve) => stream.once('end', resolve));
+    expect(received).toBe(total);
+  });
+
+  describe('refusals before any byte', () => {
+    const tcpTarget = { kind: 'tcp' as const, host: '127.0.0.1', port: 9 };
+
+    async function refusal(open: Promise<unknown>): Promise<DeviceStreamError> {
+      const error = await open.then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(DeviceStreamError);
+      return error as DeviceStreamError;
+    }
+
+    it('answers CONNECTION_REFUSED (502) for a closed port, and the local connection is closed', async () => {
+      const closed = await target(startEchoServer({ host: '127.0.0.1' }));
+      await closed.close();
+      const error = await refusal(streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: closed.port }));
+      expect(error).toMatchObject({ code: 'CONNECTION_REFUSED', statusCode: 502, message: expect.stringContaining(`127.0.0.1:${closed.port}`) });
+
+      const errors: Error[] = [];
+      const { port } = await forwarder(parseForwardSpec(`10026:${closed.port}`)[0], errors);
+      await expect(exchange({ port }, Buffer.from('x'))).rejects.toThrow();
+      expect(errors).toEqual([expect.objectContaining({ code: 'CONNECTION_REFUSED' })]);
+    });
+
+    it('answers NOT_FOUND for a missing unix socket', async () => {
+      const error = await refusal(streams.openForward('fw-1', { kind: 'unix', path: join(dir, 'nothing-here.sock') }));
+      expect(error).toMatchObject({ code: 'NOT_FOUND', statusCode: 404 });
+    });
+
+    it.each([
+      ['a viewer', 'viewer@forward.test', 'fw-1', 403, 'FORBIDDEN'],
+      ['a stranger', 'stranger@forward.test', 'fw-1', 404, 'DEVICE_NOT_FOUND'],
+      ['the owner of an offline device', ALICE, 'fw-off', 503, 'DEVICE_OFFLINE'],
+    ])('answers %s with %s', async (_name, email, device, statusCode, code) => {
+      const caller = streamsFor(await server.login(email));
+      try {
+        const error = await refusal(caller.openForward(device, tcpTarget));
+        expect(error).toMatchObject({ code, statusCode, requestId: expect.any(String) });
+      } finally {
+        await caller.close();
+      }
+    });
+
+    it.each([
+      ['a forged token', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln'],
+      ['no token', ''],
+    ])('answers UNAUTHENTICATED (401) for %s', async (_name, token) => {
+      const caller = streamsFor({ token });
+      try {
+        const error = await refusal(caller.openForward('fw-1', tcpTarget));
+        expect(error).toMatchObject({ code: 'UNAUTHENTICATED', statusCode: 401 });
+      } finally {
+        await caller.close();
+      }
+    });
+
+    it('answers INVALID_INPUT (400) for a bad target', async () => {
+      const error = await refusal(streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: 0 }));
+      expect(error).toMatchObject({ code: 'INVALID_INPUT', statusCode: 400, message: expect.stringContaining('port') });
+    });
+  });
+
+  it('audits a forward once per user, device and target per minute', async () => {
+    const echo = await target(startEchoServer({ host: '127.0.0.1' }));
+    const { port } = await forwarder(parseForwardSpec(`10027:${echo.port}`)[0]);
+    const audited = async () => {
+      const res = await server.api.get('/devices/fw-1/audit-logs?max=1000', alice);
+      return (res.body.logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.forward_opened' && e.details.endsWith(`:${echo.port}`));
+    };
+    await Promise.all(Array.from({ length: 5 }, () => exchange({ port }, Buffer.from('hello'))));
+    expect(await audited()).toEqual([expect.objectContaining({ user: ALICE, details: `forward to tcp 127.0.0.1:${echo.port}` })]);
+    server.clock.advance(61_000);
+    await exchange({ port }, Buffer.from('again'));
+    expect(await audited()).toHaveLength(2);
+  });
+});

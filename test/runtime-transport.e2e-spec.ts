@@ -1,0 +1,109 @@
+/**
+ * The runtime's `--transport auto` (the default) as a real process against the real server: QUIC
+ * when the server offers it and UDP gets through, TLS over TCP when the server has QUIC disabled
+ * or UDP is blocked, and back onto QUIC (the server swapping the tunnel atomically) once UDP
+ * passes again. UDP is blocked by a loopback gate in front of the tunnel port (transport-gate.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
+import type { Caller } from './fixtures/api-client';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { startTransportGate, TransportGate } from './fixtures/transport-gate';
+
+const OWNER = 'user:alice@example.test';
+const WAIT_MS = 30_000;
+
+describe('runtime transport selection (auto)', () => {
+  let idp: IdentityProviderHandle;
+  const servers: TestServer[] = [];
+  const runtimes: RuntimeProcess[] = [];
+  const dirs: string[] = [];
+  let gate: TransportGate | undefined;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+  });
+  afterEach(async () => {
+    for (const rt of runtimes.splice(0)) {
+      rt.kill('SIGKILL');
+      await rt.exited;
+    }
+    await gate?.close();
+    gate = undefined;
+    for (const server of servers.splice(0)) await server.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  afterAll(async () => {
+    await idp?.stop();
+  });
+
+  async function server(env: Record<string, string> = {}): Promise<{ server: TestServer; alice: Caller }> {
+    const started = await startTestServer(idp, { UNIFIED_PORT: '0', ...env });
+    servers.push(started);
+    return { server: started, alice: await started.login('alice@example.test') };
+  }
+
+  function runtime(server: TestServer, apiKey: string, ...flags: string[]): RuntimeProcess {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-rt-transport-'));
+    dirs.push(dir);
+    const rt = startRuntimeProcess(['run', ...flags], {
+      HOME: dir,
+      SVC_CONFIG_DIR: join(dir, 'svc'),
+      SVC_SERVER_URL: server.url,
+      SVC_CA_FILE: server.tunnel!.caFile,
+      SVC_API_KEY: apiKey,
+      SVC_TUNNEL_TRANSPORT: 'auto',
+    });
+    runtimes.push(rt);
+    return rt;
+  }
+
+  /** Polls until the server holds the device's tunnel on `carrier`. */
+  async function heldOn(server: TestServer, deviceId: string, carrier: 'quic' | 'tcp'): Promise<string | undefined> {
+    const registry = server.app.get(TunnelRegistry);
+    const deadline = Date.now() + WAIT_MS;
+    while (registry.sessionOf(deviceId)?.carrier !== carrier && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return registry.sessionOf(deviceId)?.carrier;
+  }
+
+  const echo = async (server: TestServer, alice: Caller, deviceId: string) =>
+    (await server.api.post('/api/exec', { device: deviceId, command: ['echo', 'hi'] }, alice)).body;
+
+  it('uses QUIC when the server offers it and UDP gets through', async () => {
+    const { server: s, alice } = await server();
+    expect((await s.api.get('/auth/config')).body.tunnel.transports).toEqual(['quic', 'tcp']);
+    const rt = runtime(s, await registerDevice(s, 'auto-quic', OWNER, alice));
+    expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'quic' });
+    expect(await heldOn(s, 'auto-quic', 'quic')).toBe('quic');
+    expect(await echo(s, alice, 'auto-quic')).toMatchObject({ output: 'hi\n', exit_code: 0 });
+  });
+
+  it('uses TLS over TCP when the server runs with TUNNEL_QUIC=false', async () => {
+    const { server: s, alice } = await server({ TUNNEL_QUIC: 'false' });
+    expect((await s.api.get('/auth/config')).body.tunnel.transports).toEqual(['tcp']);
+    const rt = runtime(s, await registerDevice(s, 'auto-tcp-only', OWNER, alice), '--quic-probe-interval', '100ms');
+    expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
+    expect(await echo(s, alice, 'auto-tcp-only')).toMatchObject({ output: 'hi\n', exit_code: 0 });
+    expect(rt.stderr.join('\n')).not.toContain('QUIC unavailable');
+  });
+
+  it('falls back to TCP while UDP is blocked and moves back to QUIC once it passes', async () => {
+    const { server: s, alice } = await server();
+    gate = await startTransportGate(s.tunnel!.port);
+    const rt = runtime(s, await registerDevice(s, 'auto-fallback', OWNER, alice), '--tunnel', `127.0.0.1:${gate.port}`, '--quic-probe-interval', '200ms');
+    await rt.waitForLog('QUIC unavailable; using TLS over TCP');
+    expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
+    expect(await heldOn(s, 'auto-fallback', 'tcp')).toBe('tcp');
+    expect(await echo(s, alice, 'auto-fallback')).toMatchObject({ output: 'hi\n', exit_code: 0 });
+
+    gate.allowUdp();
+    await rt.waitForLog('tunnel moved to QUIC');
+    expect(await heldOn(s, 'auto-fallback', 'quic')).toBe('quic');
+    expect(await echo(s, alice, 'auto-fallback')).toMatchObject({ output: 'hi\n', exit_code: 0 });
+    expect((await s.api.get('/devices/auto-fallback/status', alice)).body).toMatchObject({ status: 'online' });
+  });
+});
