@@ -5,11 +5,12 @@
  *   - `ssh -L` to a throwaway sshd (openssh-server, loopback, ed25519 keys in a temp dir),
  *   - svc over the TLS/TCP carrier [≥ 1.0× ssh -L],
  *   - svc over the QUIC carrier [≥ 30 MB/s] (a smaller transfer: BENCH_QUIC_MIB),
- * each through the CLI's LocalForwarder → client streams → relay → a real runtime process.
+ * each through the CLI's LocalForwarder (its own process, as `svc forward`) → client streams →
+ * relay (the server process) → a real runtime process.
  * The svc line also shows how long a small exec on another device took meanwhile (a carrier
  * must not stall other devices). Run from a build: `node bench/forward.js`.
  */
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync, fork, spawn } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, chmodSync, existsSync } = require('node:fs');
 const net = require('node:net');
 const { tmpdir } = require('node:os');
@@ -136,19 +137,16 @@ async function main() {
       console.log('ssh -L                           skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
     }
 
-    const { DeviceStreams } = require(join(ROOT, 'apps/cli/dist/sdk/device-streams'));
-    const { LocalForwarder } = require(join(ROOT, 'apps/cli/dist/sdk/local-forwarder'));
-    const { parseForwardSpec } = require(join(ROOT, 'libs/common/dist'));
     const bystander = await startRuntime(dir, serverUrl, keys[2], 'fw-00002', 'tcp', auth);
     stops.push(() => bystander.kill());
     for (const [index, transport, mib] of [[0, 'tcp', MIB], [1, 'quic', QUIC_MIB]]) {
       const device = `fw-0000${index}`;
       const runtime = await startRuntime(dir, serverUrl, keys[index], device, transport, auth);
       stops.push(() => runtime.kill());
-      const streams = new DeviceStreams({ host: '127.0.0.1', port: Number(env.UNIFIED_PORT), trust: { ca: readFileSync(join(dir, 'tls', 'cert.pem')) }, token: () => token });
-      const [mapping] = parseForwardSpec(`0:${sinkPort}`);
-      const forwarder = new LocalForwarder(streams, device, mapping);
-      const port = await forwarder.listen();
+      const args = { port: Number(env.UNIFIED_PORT), caFile: join(dir, 'tls', 'cert.pem'), token, device, targetPort: sinkPort };
+      const client = fork(join(__dirname, 'forward-client.js'), [JSON.stringify(args)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      stops.push(() => client.kill());
+      const port = await new Promise((resolve) => client.once('message', resolve));
       await push(port, 8); // warm-up
       // Meanwhile, small execs on another device: their worst time shows whether this carrier stalls others.
       let worstExecMs = 0;
@@ -164,8 +162,7 @@ async function main() {
       const rate = await push(port, mib);
       running = false;
       await execs;
-      await forwarder.close();
-      await streams.close();
+      client.kill();
       const vsSsh = ssh ? `   ${(rate / ssh).toFixed(2)}x ssh -L` : '';
       const target = transport === 'tcp' ? 'target ≥ 1.0x ssh -L' : 'target ≥ 30 MB/s';
       console.log(`svc forward, ${transport.padEnd(4)} carrier        ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct${vsSsh}   (exec on another device meanwhile: worst ${worstExecMs.toFixed(0)} ms)   ${target}`);

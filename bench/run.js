@@ -9,7 +9,8 @@
  *   3. device listing (device-listing.js): GET /devices for a user with 10,000 devices, the full
  *      list and one page, vs a raw better-sqlite3 read of the same rows;
  *   4. the tunnel at fleet size (tunnel-fleet.js): memory per idle tunnel vs bare TLS, exec round
- *      trip vs a local spawn, reconnection of 1,000 runtimes after a server restart.
+ *      trip vs a local spawn, reconnection of 1,000 runtimes after a server restart;
+ *   5. forward throughput (forward.js): svc over each carrier vs direct loopback TCP and `ssh -L`.
  * Run with `npm run bench` (builds first).
  */
 const { mkdtempSync, rmSync } = require('node:fs');
@@ -19,6 +20,7 @@ const http = require('node:http');
 const Database = require('better-sqlite3');
 const { benchDeviceListing } = require('./device-listing');
 const { benchTunnelFleet } = require('./tunnel-fleet');
+const { benchForward } = require('./forward');
 
 const ROOT = join(__dirname, '..');
 const { EmbeddedStorage } = require(join(ROOT, 'apps/server/dist/storage/embedded/embedded-storage'));
@@ -137,6 +139,8 @@ async function main() {
     await benchDeviceListing(listingDir);
     console.log('');
     await benchTunnelFleet();
+    console.log('');
+    await benchForward();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

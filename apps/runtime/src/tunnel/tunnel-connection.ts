@@ -95,7 +95,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   }
 
   const server = http2.createServer({
-    settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams },
+    settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams },
   });
   let session: http2.ServerHttp2Session | undefined;
   server.on('session', (s: http2.ServerHttp2Session) => {

@@ -22,7 +22,7 @@ export class ClientStreamGateway {
 
   constructor(router: ClientStreamRouter) {
     this.server = createServer({
-      settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams, enablePush: false },
+      settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams, enablePush: false },
       maxSessionMemory: MAX_SESSION_MEMORY_MB,
     });
     this.server.on('session', (session: ServerHttp2Session) => {

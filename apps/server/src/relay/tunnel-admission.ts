@@ -77,7 +77,7 @@ function refuse(socket: Duplex, error: string): void {
 function startHttp2(socket: Duplex): ClientHttp2Session {
   const session = h2connect('http://device', {
     createConnection: () => socket,
-    settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, enablePush: false },
+    settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, enablePush: false },
     maxSessionMemory: MAX_SESSION_MEMORY_MB,
   });
   session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
