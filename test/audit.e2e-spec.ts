@@ -175,7 +175,7 @@ describe('audit logs', () => {
     expect((await server.api.post('/users/pend@elsewhere.test/reset-subject', undefined, server.admin)).status).toBe(200);
     // An authorized exec attempt is audited even when the device has no tunnel (503 DEVICE_OFFLINE).
     expect((await server.api.post('/api/exec', { device: 'aud-1', command: ['true'] }, owner)).status).toBe(503);
-    // So are file reads and writes, forwards and shells. (A sync's summary counts transfers that
+    // So are file reads and writes, forwards, shells and container-engine connections. (A sync's summary counts transfers that
     // happened, so it needs an online device: test/files.e2e-spec.ts checks it.)
     expect((await server.api.get('/devices/aud-1/files?path=/tmp', owner)).status).toBe(503);
     const upload = await fetch(`${server.url}/devices/aud-1/files/content?path=/tmp/x`, {
@@ -188,6 +188,7 @@ describe('audit logs', () => {
     try {
       await expect(streams.openForward('aud-1', { kind: 'tcp', host: '127.0.0.1', port: 22 })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
       await expect(streams.openShellStream('aud-1', { cols: 80, rows: 24 })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
+      await expect(streams.openDocker('aud-1')).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
     } finally {
       await streams.close();
     }

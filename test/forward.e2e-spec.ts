@@ -81,6 +81,21 @@ describe('forwarding through client streams (real runtime)', () => {
     return { port: typeof bound === 'number' ? bound : 0, path: typeof bound === 'string' ? bound : '', forwarder: created };
   }
 
+  /** Runs `start` on `count` consecutive free ports (random base, retried when one is taken). */
+  async function onConsecutivePorts<T extends { close(): Promise<void> }>(count: number, start: (port: number, index: number) => Promise<T>): Promise<T[]> {
+    for (;;) {
+      const base = 20_000 + Math.floor(Math.random() * 40_000);
+      const started: T[] = [];
+      try {
+        for (let i = 0; i < count; i++) started.push(await start(base + i, i));
+        return started;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        await Promise.all(started.map((s) => s.close()));
+      }
+    }
+  }
+
   async function expectEchoes(at: { port: number } | { path: string }): Promise<void> {
     const payloads = Array.from({ length: CONNECTIONS }, () => randomBytes(PAYLOAD_BYTES));
     const echoed = await Promise.all(payloads.map((payload) => exchange(at, payload)));
@@ -121,6 +136,25 @@ describe('forwarding through client streams (real runtime)', () => {
     // The echo server listens on 127.0.0.2 only: an answer proves the device dialled that host.
     expect((await exchange({ port }, payload)).equals(payload)).toBe(true);
     expect(echo.accepted).toHaveLength(1);
+  });
+
+  it('forwards a port range pairwise (<a>-<b>:<c>-<d>)', async () => {
+    const echoes = await onConsecutivePorts(3, (port) => target(startEchoServer({ host: '127.0.0.1', port })));
+    const remote = echoes[0].port;
+    // The local range is bound for real, so its ports must be free too: mapping i listens on base + i.
+    const listeners = await onConsecutivePorts(3, async (port, i) => {
+      const mappings = parseForwardSpec(`${port - i}-${port - i + 2}:${remote}-${remote + 2}`);
+      expect(mappings).toHaveLength(3);
+      const created = new LocalForwarder(streams, 'fw-1', mappings[i]);
+      forwarders.push(created);
+      await created.listen();
+      return created;
+    });
+    for (const [i, listener] of listeners.entries()) {
+      const payload = randomBytes(32 * 1024);
+      expect((await exchange({ port: (listener.mapping.local as { port: number }).port }, payload)).equals(payload)).toBe(true);
+      expect(echoes[i].accepted).toHaveLength(1); // local port i reached remote port i, and only it
+    }
   });
 
   it('passes a reset through to the target', async () => {

@@ -20,6 +20,8 @@ Options:
   --tunnel <host:port>       tunnel address, instead of asking the server (GET /auth/config)
   --transport <mode>         auto (QUIC, else TLS over TCP), quic or tcp (SVC_TUNNEL_TRANSPORT)
   --quic-probe-interval <dur>  auto mode: how often to retry QUIC while on TCP, e.g. 60s (SVC_QUIC_PROBE_INTERVAL)
+  --docker-socket <path>     container engine socket for docker_exec (SVC_DOCKER_SOCKET; default:
+                             /var/run/docker.sock, else podman's rootless or system socket)
   --poll-interval <dur>      approval polling interval, e.g. 10s (SVC_REGISTRATION_POLL_INTERVAL)
   --approval-timeout <dur>   how long to wait for approval, e.g. 60m (SVC_APPROVAL_TIMEOUT)
   --reregister               register again when the server refuses the saved key
@@ -37,6 +39,7 @@ const RUN_OPTIONS = {
   tunnel: { type: 'string' },
   transport: { type: 'string' },
   'quic-probe-interval': { type: 'string' },
+  'docker-socket': { type: 'string' },
   'poll-interval': { type: 'string' },
   'approval-timeout': { type: 'string' },
   reregister: { type: 'boolean' },

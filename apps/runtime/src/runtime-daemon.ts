@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { RuntimeConfig } from './config/runtime-config';
+import { dockerHandler } from './handlers/docker-handler';
 import { handleExec } from './handlers/exec-handler';
 import { handleForwardTcp, handleForwardUnix } from './handlers/forward-handler';
 import { FS_HANDLERS } from './handlers/fs-handlers';
@@ -46,7 +47,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   const store = new DeviceStore(config.credentialsPath);
   const lock = acquireRuntimeLock(config.configDir);
   const operations = new OperationRegistry();
-  const router = new StreamRouter({ exec: handleExec, 'forward/tcp': handleForwardTcp, 'forward/unix': handleForwardUnix, shell: handleShell, ...FS_HANDLERS }, operations, log);
+  const router = new StreamRouter({ exec: handleExec, 'forward/tcp': handleForwardTcp, 'forward/unix': handleForwardUnix, docker: dockerHandler(config.dockerSockets), shell: handleShell, ...FS_HANDLERS }, operations, log);
   const runtime = { version: runtimeVersion(), boot_id: BOOT_ID };
   log.info('runtime starting', { version: runtime.version, server: config.serverUrl.origin, credentials: config.credentialsPath });
   try {

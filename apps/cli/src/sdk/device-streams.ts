@@ -63,6 +63,14 @@ export class DeviceStreams {
     return this.open(`/v1/devices/${encodeURIComponent(device)}/forward`, { target });
   }
 
+  /**
+   * Opens a byte stream to the device's container engine socket (docker_exec; capability
+   * device:exec): one per connection the `docker` CLI makes, like a forward's.
+   */
+  async openDocker(device: string): Promise<ClientHttp2Stream> {
+    return this.open(`/v1/devices/${encodeURIComponent(device)}/docker`, {});
+  }
+
   /** Opens a shell stream (`args` as docs/protocol.md, "Shell"); shell-session.ts speaks its frames. */
   async openShellStream(device: string, args: object): Promise<ClientHttp2Stream> {
     return this.open(`/v1/devices/${encodeURIComponent(device)}/shell`, args);
@@ -121,7 +129,7 @@ export class DeviceStreams {
     const socket = await connectTls(host, port, trust);
     const session = http2Connect(`https://${host.includes(':') ? `[${host}]` : host}:${port}`, {
       createConnection: () => socket,
-      settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, enablePush: false },
+      settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, enablePush: false },
       maxSessionMemory: MAX_SESSION_MEMORY_MB,
     });
     session.on('error', () => undefined); // streams report their own failures

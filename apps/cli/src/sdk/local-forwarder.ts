@@ -1,7 +1,22 @@
 import { createServer, Server, Socket } from 'node:net';
+import type { ClientHttp2Stream } from 'node:http2';
 import { Duplex, Readable, Writable } from 'node:stream';
-import { ForwardMapping, ForwardTarget, http2End, socketEnd, splice, SpliceOutcome } from '@svc/common';
+import { ForwardLocal, ForwardTarget, http2End, socketEnd, splice, SpliceOutcome } from '@svc/common';
 import type { DeviceStreams } from './device-streams';
+
+/** What a forwarded connection reaches: a target on the device's side, or its container engine. */
+export type ForwardRemote = ForwardTarget | { kind: 'docker' };
+
+/** A ForwardMapping (from parseForwardSpec), or a local listener for the device's engine. */
+export interface LocalMapping {
+  local: ForwardLocal;
+  remote: ForwardRemote;
+}
+
+/** Opens the device stream one forwarded connection rides on. */
+export function openRemote(streams: DeviceStreams, device: string, remote: ForwardRemote): Promise<ClientHttp2Stream> {
+  return remote.kind === 'docker' ? streams.openDocker(device) : streams.openForward(device, remote);
+}
 
 export interface LocalForwarderOptions {
   /** Address a TCP listener binds; loopback unless told otherwise (a forward is personal). */
@@ -22,7 +37,7 @@ export class LocalForwarder {
   constructor(
     private readonly streams: DeviceStreams,
     private readonly device: string,
-    readonly mapping: ForwardMapping,
+    readonly mapping: LocalMapping,
     private readonly options: LocalForwarderOptions = {},
   ) {}
 
@@ -63,7 +78,7 @@ export class LocalForwarder {
     socket.on('error', () => undefined); // reported through the splice outcome
     // Paused on accept: nothing is read until the device stream is there to take it.
     try {
-      const stream = await this.streams.openForward(this.device, this.mapping.remote);
+      const stream = await openRemote(this.streams, this.device, this.mapping.remote);
       await splice(socketEnd(socket), http2End(stream));
     } catch (error) {
       socketEnd(socket).abort();
@@ -76,10 +91,11 @@ export class LocalForwarder {
 
 /**
  * The stdio form: one connection over `input`/`output` (stdin/stdout), for
- * `ssh -o ProxyCommand='svc forward --stdio <device> 22'`. Resolves when both directions are done.
+ * `ssh -o ProxyCommand='svc forward --stdio <device> 22'`. Resolves when both directions are done;
+ * a refusal (device offline, target refused, …) rejects before a byte is read from `input`.
  */
-export async function forwardStdio(streams: DeviceStreams, device: string, target: ForwardTarget, input: Readable, output: Writable): Promise<SpliceOutcome> {
-  const stream = await streams.openForward(device, target);
+export async function forwardStdio(streams: DeviceStreams, device: string, remote: ForwardRemote, input: Readable, output: Writable): Promise<SpliceOutcome> {
+  const stream = await openRemote(streams, device, remote);
   const local = Duplex.from({ readable: input, writable: output });
   return splice(
     {

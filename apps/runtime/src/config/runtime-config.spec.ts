@@ -65,6 +65,14 @@ describe('runtime configuration', () => {
     expect(() => loadRuntimeConfig({}, { ...env, SVC_QUIC_MAX_DATAGRAM: '100' })).toThrow('SVC_QUIC_MAX_DATAGRAM');
   });
 
+  it('finds the container engine socket: --docker-socket over SVC_DOCKER_SOCKET, else the usual places', () => {
+    expect(loadRuntimeConfig({}, { ...env, XDG_RUNTIME_DIR: '/run/user/1000' }).dockerSockets).toEqual(['/var/run/docker.sock', '/run/user/1000/podman/podman.sock', '/run/podman/podman.sock']);
+    expect(loadRuntimeConfig({}, env).dockerSockets).toEqual(['/var/run/docker.sock', '/run/podman/podman.sock']);
+    expect(loadRuntimeConfig({}, { ...env, SVC_DOCKER_SOCKET: '/srv/engine.sock' }).dockerSockets).toEqual(['/srv/engine.sock']);
+    expect(loadRuntimeConfig({ 'docker-socket': '/a.sock' }, { ...env, SVC_DOCKER_SOCKET: '/b.sock' }).dockerSockets).toEqual(['/a.sock']);
+    expect(() => loadRuntimeConfig({ 'docker-socket': 'engine.sock' }, env)).toThrow('--docker-socket: the container engine socket must be an absolute socket path');
+  });
+
   it('reports every problem at once, naming the flag or variable', () => {
     let error: ConfigError | undefined;
     try {

@@ -1,5 +1,5 @@
-import { CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, isScope, parseVariables } from '@svc/common';
-import { LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
+import { checkSocketPath, CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, isScope, parseVariables } from '@svc/common';
+import { defaultDockerSockets, LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
 
 type Env = Record<string, string | undefined>;
 
@@ -17,6 +17,7 @@ export interface RunFlags {
   reregister?: boolean;
   transport?: string;
   'quic-probe-interval'?: string;
+  'docker-socket'?: string;
 }
 
 export interface RuntimeConfig {
@@ -36,6 +37,8 @@ export interface RuntimeConfig {
   transport: TransportMode;
   quicProbeIntervalMs: number;
   quicMaxDatagramBytes: number;
+  /** Container engine sockets for the docker operation: the configured one, or the usual places in order. */
+  dockerSockets: string[];
   /** SVC_API_KEY: used before the credentials file, never written to it. */
   envApiKey?: string;
   configDir: string;
@@ -60,6 +63,8 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     if (!isScope(raw)) throw new Error('must be a scope: user:<email> or org:<org_id>');
     return raw;
   });
+  const dockerSocketText = flags['docker-socket'] ?? vars.dockerSocket;
+  const dockerSocket = dockerSocketText === undefined ? undefined : collect(problems, () => checkSocketPath(dockerSocketText, 'the container engine socket'), '--docker-socket');
   const config: Omit<RuntimeConfig, 'serverUrl'> = {
     owner: owner ?? vars.ownerReference,
     deviceId: flags['device-id'],
@@ -73,6 +78,7 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     transport: flag('transport', parseTransport) ?? vars.transport ?? 'auto',
     quicProbeIntervalMs: flag('quic-probe-interval', parseDuration) ?? vars.quicProbeInterval ?? 60_000,
     quicMaxDatagramBytes: vars.quicMaxDatagram ?? 1350,
+    dockerSockets: dockerSocket ? [dockerSocket] : defaultDockerSockets(env),
     envApiKey: vars.apiKey,
     configDir: configDirectory(env),
     credentialsPath: credentialsFilePath(env),

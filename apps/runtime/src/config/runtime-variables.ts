@@ -37,6 +37,12 @@ export function parseHostPort(raw: string): { host: string; port: number } {
   return { host: match[1] ?? match[2], port };
 }
 
+/** Where container engines put their socket, tried in order when `--docker-socket` is not given. */
+export function defaultDockerSockets(env: Record<string, string | undefined>): string[] {
+  const rootless = env.XDG_RUNTIME_DIR ? [`${env.XDG_RUNTIME_DIR}/podman/podman.sock`] : [];
+  return ['/var/run/docker.sock', ...rootless, '/run/podman/podman.sock'];
+}
+
 /**
  * Variables only the runtime reads (the shared client ones, SVC_SERVER_URL, SVC_API_KEY and
  * OWNER_REFERENCE, live in CLIENT_VARIABLES). Command-line flags override them.
@@ -52,5 +58,6 @@ export const RUNTIME_VARIABLES = {
   logLevel: v.oneOf('RUST_LOG', 'Log level of the runtime (flag `--log-level`).', LOG_LEVELS, 'info'),
   transport: v.oneOf('SVC_TUNNEL_TRANSPORT', 'Tunnel carrier: `auto` (QUIC, falling back to TLS over TCP when UDP is blocked, moving back when QUIC works again), `quic` or `tcp` (flag `--transport`).', TRANSPORT_MODES, 'auto'),
   quicProbeInterval: duration('SVC_QUIC_PROBE_INTERVAL', 'In `auto` mode, how often a runtime that fell back to TCP tries QUIC again (flag `--quic-probe-interval`).', '60s'),
+  dockerSocket: v.string('SVC_DOCKER_SOCKET', 'Container engine socket that docker_exec reaches (flag `--docker-socket`); default: the first of /var/run/docker.sock, $XDG_RUNTIME_DIR/podman/podman.sock, /run/podman/podman.sock that exists.'),
   quicMaxDatagram: v.integer('SVC_QUIC_MAX_DATAGRAM', 'Largest UDP payload the runtime sends over QUIC, in bytes; raise it only where the path MTU allows.', 1350, 1200, 65527),
 };

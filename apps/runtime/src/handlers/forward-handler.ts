@@ -21,20 +21,21 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /** `/v1/forward/tcp` `{host?, port}`: a TCP connection from the device (host defaults to itself). */
 export function handleForwardTcp(stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext): Promise<void> {
-  return forward(stream, parseTcpForwardArgs(args), context);
+  return forwardTo(stream, parseTcpForwardArgs(args), context);
 }
 
 /** `/v1/forward/unix` `{path}`: a connection to a unix socket on the device. */
 export function handleForwardUnix(stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext): Promise<void> {
-  return forward(stream, parseUnixForwardArgs(args), context);
+  return forwardTo(stream, parseUnixForwardArgs(args), context);
 }
 
 /**
  * Connects first and answers `:status 200` only once the target accepted, so a refused or missing
  * target is a clean refusal before any byte. Then the stream and the socket are spliced: bytes
- * both ways under HTTP/2 flow control, END_STREAM ↔ FIN, RST_STREAM ↔ reset.
+ * both ways under HTTP/2 flow control, END_STREAM ↔ FIN, RST_STREAM ↔ reset. The docker
+ * operation is this too, to the engine's socket.
  */
-async function forward(stream: ServerHttp2Stream, target: ForwardTarget, context: StreamContext): Promise<void> {
+export async function forwardTo(stream: ServerHttp2Stream, target: ForwardTarget, context: StreamContext): Promise<void> {
   const socket = await connectTarget(target);
   if (stream.destroyed) {
     socket.destroy();

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'device.files_synced',
   'device.forward_opened',
   'device.shell_opened',
+  'device.docker_opened',
   'device.removed_from_org',
   'org.created',
   'org.deleted',

@@ -7,7 +7,7 @@ export const FORWARD_AUDIT_WINDOW_MS = 60_000;
 const MAX_KEYS = 10_000;
 
 /**
- * Decides whether a forward stream gets an audit entry. A forward is used through many short
+ * Decides whether a forward stream (or a container engine stream) gets an audit entry. A forward is used through many short
  * connections (HTTP clients, `docker`, `ssh` with multiplexing), so an entry per stream would
  * drown the device's log; an entry per key per minute still shows who reached what, and when.
  */

@@ -5,6 +5,7 @@ import { decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, T
 import { BearerAuthenticator } from '../auth/bearer-authenticator';
 import type { UserPrincipal } from '../auth/principal';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
+import { DockerService } from '../docker/docker.service';
 import { ForwardService } from '../forwarding/forward.service';
 import { requestContext } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
@@ -36,10 +37,12 @@ export class ClientStreamRouter {
     private readonly authenticator: BearerAuthenticator,
     forwards: ForwardService,
     shells: ShellService,
+    docker: DockerService,
   ) {
     this.routes = [
       { pattern: /^\/v1\/devices\/([^/?]+)\/forward$/, open: (...a) => forwards.open(...a) },
       { pattern: /^\/v1\/devices\/([^/?]+)\/shell$/, open: (...a) => shells.open(...a) },
+      { pattern: /^\/v1\/devices\/([^/?]+)\/docker$/, open: (...a) => docker.open(...a) },
     ];
   }
 

@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { DockerService } from '../docker/docker.service';
 import { ForwardAuditThrottle } from '../forwarding/forward-audit.throttle';
 import { ForwardService } from '../forwarding/forward.service';
 import { ShellService } from '../shell/shell.service';
 import { ClientStreamGateway } from './client-stream.gateway';
 import { ClientStreamRouter } from './client-stream.router';
 
-/** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells). */
+/** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine). */
 @Module({
   imports: [AuthModule],
-  providers: [ClientStreamGateway, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService],
+  providers: [ClientStreamGateway, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService],
   exports: [ClientStreamGateway],
 })
 export class GatewayModule {}
