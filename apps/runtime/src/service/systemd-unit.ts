@@ -1,0 +1,51 @@
+/** The systemd unit `svc runtime enable` installs; one per device. */
+export const UNIT_NAME = 'svc-runtime.service';
+
+export interface UnitOptions {
+  /** Absolute node binary and runtime entry, then `run` and the flags given to `enable`. */
+  execStart: string[];
+  /** Run as this account instead of root (its home holds the device credentials). */
+  user?: string;
+  /** Variables the daemon must see as `enable` saw them (e.g. SVC_CONFIG_DIR). */
+  environment: Record<string, string>;
+}
+
+/**
+ * Restart=always with a short delay keeps the daemon up across crashes (its own reconnects are
+ * jittered); KillMode=control-group stops every command it started, which a SIGKILLed Node
+ * process cannot do itself; network-online so the first dial does not race DHCP.
+ */
+export function renderUnit(options: UnitOptions): string {
+  const lines = [
+    '[Unit]',
+    'Description=svc device runtime (tunnel to the svc server)',
+    'Documentation=https://github.com/svc/svc/blob/main/docs/architecture.md',
+    'Wants=network-online.target',
+    'After=network-online.target',
+    '',
+    '[Service]',
+    'Type=simple',
+    `ExecStart=${options.execStart.map(quoteArgument).join(' ')}`,
+    ...(options.user ? [`User=${options.user}`] : []),
+    ...Object.entries(options.environment).map(([name, value]) => `Environment=${quoteArgument(`${name}=${value}`)}`),
+    'Restart=always',
+    'RestartSec=5',
+    'KillMode=control-group',
+    'TimeoutStopSec=15',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * One argument as systemd reads it: double-quoted, with `\\` and `"` escaped, `%` doubled
+ * (specifiers) and `$` doubled (variable expansion), so any path or URL arrives unchanged.
+ * Newlines and other control characters cannot be expressed and are refused.
+ */
+export function quoteArgument(value: string): string {
+  if (/[\x00-\x1f\x7f]/.test(value)) throw new Error(`cannot put a control character into a systemd unit: ${JSON.stringify(value)}`);
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%').replace(/\$/g, '$$$$')}"`;
+}
