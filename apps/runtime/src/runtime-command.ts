@@ -30,7 +30,7 @@ Options:
 Exit codes: 0 stopped by a signal · 1 failed (rejected, not approved in time) · 2 bad usage or
 configuration · 3 API key refused by the server · 4 another runtime is running.`;
 
-const RUN_OPTIONS = {
+export const RUN_OPTIONS = {
   server: { type: 'string' },
   owner: { type: 'string' },
   'device-id': { type: 'string' },

@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { credentialsFilePath, readCredentials } from '@svc/common';
 import { loadRuntimeConfig, RunFlags } from '../config/runtime-config';
+import { RUN_OPTIONS } from '../runtime-command';
 import { EXIT_CODES, ExitCode } from '../runtime-exit';
 import type { RuntimeIo } from '../runtime-daemon';
 import { renderUnit, UNIT_NAME } from './systemd-unit';
@@ -22,21 +23,9 @@ status   the unit's state and this device's registration.
 Variables: SVC_SYSTEMD_UNIT_DIR (default /etc/systemd/system), SVC_SYSTEMCTL (default systemctl).
 Exit codes: 0 done (status: enabled and running) · 1 failed (status: not running) · 2 bad usage.`;
 
-/** The run options `enable` accepts and writes into the unit (not --reregister: a service must not re-register on its own). */
-const ENABLE_OPTIONS = {
-  server: { type: 'string' },
-  owner: { type: 'string' },
-  'device-id': { type: 'string' },
-  ca: { type: 'string' },
-  pin: { type: 'string' },
-  tunnel: { type: 'string' },
-  transport: { type: 'string' },
-  'quic-probe-interval': { type: 'string' },
-  'docker-socket': { type: 'string' },
-  'log-level': { type: 'string' },
-  user: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+/** The run options `enable` writes into the unit, but --reregister: a service must not re-register on its own. */
+const { reregister: _reregister, ...UNIT_RUN_OPTIONS } = RUN_OPTIONS;
+const ENABLE_OPTIONS = { ...UNIT_RUN_OPTIONS, user: { type: 'string' } } as const;
 /** Options naming files: made absolute, since the service does not start in this directory. */
 const PATH_OPTIONS = new Set(['ca', 'docker-socket']);
 
