@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
-import { ConnectionOptions, TLSSocket } from 'node:tls';
-import { TUNNEL_ALPN } from '@svc/common';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import { serverTlsOptions, TUNNEL_ALPN, untrustedServerReason } from '@svc/common';
 
 /**
  * How the runtime trusts the server's tunnel certificate, chosen once at start-up:
@@ -27,28 +25,12 @@ export function loadTunnelTrust(caFile: string | undefined, pin: string | undefi
   }
 }
 
+/** TLS options for the tunnel: the shared client rule (libs/common tls-trust) with ALPN svc-tunnel/1. */
 export function tlsConnectOptions(host: string, port: number, trust: TunnelTrust): ConnectionOptions {
-  return {
-    host,
-    port,
-    // SNI carries names only, never addresses.
-    servername: isIP(host) === 0 ? host : undefined,
-    ALPNProtocols: [TUNNEL_ALPN],
-    minVersion: 'TLSv1.3',
-    ca: trust.ca,
-    rejectUnauthorized: trust.pin === undefined,
-  };
+  return serverTlsOptions(host, port, trust, TUNNEL_ALPN);
 }
 
 /** Checks a connected socket before anything is written to it; returns why it is not trusted. */
 export function untrustedReason(socket: TLSSocket, trust: TunnelTrust): string | undefined {
-  if (trust.pin !== undefined) {
-    const raw = socket.getPeerCertificate().raw;
-    const presented = raw ? createHash('sha256').update(raw).digest('hex') : 'none';
-    if (presented !== trust.pin) return `server certificate sha256:${presented} does not match the pinned sha256:${trust.pin}`;
-  } else if (!socket.authorized) {
-    return `server certificate not trusted: ${String(socket.authorizationError)}`;
-  }
-  if (socket.alpnProtocol !== TUNNEL_ALPN) return `server does not speak ${TUNNEL_ALPN} (ALPN ${String(socket.alpnProtocol)})`;
-  return undefined;
+  return untrustedServerReason(socket, trust, TUNNEL_ALPN);
 }
