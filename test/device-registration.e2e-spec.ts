@@ -5,6 +5,8 @@
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { generateDeviceIdentity, keyFingerprint } from '@svc/common';
 import { pollRegistration, registrationProof, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { Storage } from '../apps/server/src/storage/storage.port';
+import { DEVICES, REGISTRATIONS } from '../apps/server/src/storage/records';
 
 const INFO = { hostname: 'edge-1', platform: 'linux', architecture: 'aarch64', os_version: 'Debian 12' };
 /** A well-formed public key for requests whose polls these tests do not sign. */
@@ -85,8 +87,6 @@ describe('device registration', () => {
     const requestId = await requestRegistration(server, 'dev-hash', 'user:alice@example.test');
     await server.api.post('/devices/approve', { request_id: requestId }, alice);
     const key = (await pollRegistration(server, requestId)).body.api_key as string;
-    const { Storage } = await import('../apps/server/src/storage/storage.port');
-    const { DEVICES, REGISTRATIONS } = await import('../apps/server/src/storage/records');
     const storage = server.app.get(Storage);
     const device = await storage.collection(DEVICES).findOne({ id: 'dev-hash' });
     const registration = await storage.collection(REGISTRATIONS).findOne({ id: requestId });

@@ -29,6 +29,8 @@ export interface DeviceStreamsOptions {
   trust: ServerTrust;
   /** The user's access token; asked for every stream, so a refreshed token is picked up. */
   token: () => string | Promise<string>;
+  /** Sent on every stream (e.g. CLIENT_KIND_HEADER from `svc mcp`). */
+  headers?: Record<string, string>;
 }
 
 /** A refused stream: the server's REST-shaped error answer. */
@@ -90,6 +92,7 @@ export class DeviceStreams {
     const stream = session.request({
       [h2.HTTP2_HEADER_METHOD]: 'POST',
       [h2.HTTP2_HEADER_PATH]: path,
+      ...this.options.headers,
       authorization: `Bearer ${token}`,
       [TUNNEL_HEADERS.args]: encodeStreamArgs(args),
     });
@@ -139,12 +142,16 @@ export class DeviceStreams {
   }
 }
 
+/** A plain-HTTP answer from these came over this machine's loopback interface, not a network. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /**
- * Finds UNIFIED_PORT through `GET /auth/config`. Trust is `trust` when given (`--ca`, `--pin`);
- * otherwise the announced `certificate_sha256` is pinned, but only when it came over HTTPS — over
- * plain HTTP anyone on the path could announce their own certificate.
+ * Finds UNIFIED_PORT through `GET /auth/config`. Trust is `trust` when given (SVC_CA_FILE,
+ * SVC_SERVER_FINGERPRINT); otherwise the announced `certificate_sha256` is pinned, but only when
+ * it came over HTTPS or over loopback — over plain HTTP on a network anyone on the path could
+ * announce their own certificate.
  */
-export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreamsOptions['token'], trust?: ServerTrust): Promise<DeviceStreams> {
+export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreamsOptions['token'], trust?: ServerTrust, headers?: Record<string, string>): Promise<DeviceStreams> {
   const answer = await fetch(new URL('/auth/config', serverUrl));
   const body = (await answer.json().catch(() => ({}))) as { tunnel?: { port?: unknown; certificate_sha256?: unknown } | null };
   const port = body.tunnel?.port;
@@ -152,12 +159,13 @@ export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreams
   let chosen = trust;
   if (!chosen?.ca && !chosen?.pin) {
     const pin = body.tunnel?.certificate_sha256;
-    if (serverUrl.protocol !== 'https:' || typeof pin !== 'string') {
+    if (typeof pin !== 'string') throw new Error(`${serverUrl.origin} announces no certificate for its stream endpoint: pass a CA file (SVC_CA_FILE) or a pin (SVC_SERVER_FINGERPRINT)`);
+    if (serverUrl.protocol !== 'https:' && !LOOPBACK_HOSTS.has(serverUrl.hostname)) {
       throw new Error(`${serverUrl.origin} is not HTTPS, so its announced certificate cannot be trusted: pass a CA file (SVC_CA_FILE) or a pin (SVC_SERVER_FINGERPRINT)`);
     }
     chosen = { pin };
   }
-  return new DeviceStreams({ host: serverUrl.hostname.replace(/^\[(.*)\]$/, '$1'), port, trust: chosen, token });
+  return new DeviceStreams({ host: serverUrl.hostname.replace(/^\[(.*)\]$/, '$1'), port, trust: chosen, token, headers });
 }
 
 function connectTls(host: string, port: number, trust: ServerTrust): Promise<TLSSocket> {

@@ -14,6 +14,8 @@ export interface FilesHttpOptions {
   token: () => string | Promise<string>;
   /** CA certificate(s) to trust for an https server (the staging CA file); the platform store otherwise. */
   ca?: string | Buffer;
+  /** Sent on every request (e.g. CLIENT_KIND_HEADER from `svc mcp`). */
+  headers?: Record<string, string>;
 }
 
 /** A download under way: the file's metadata now, its bytes as `body`, the checksum once `body` ended. */
@@ -104,7 +106,7 @@ export class FilesHttp {
   ): Promise<IncomingMessage> {
     const url = new URL(`devices/${encodeURIComponent(device)}/files${route ? `/${route}` : ''}`, this.base.href.endsWith('/') ? this.base : `${this.base.href}/`);
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    const options: RequestOptions = { method, agent: this.agent, headers: { ...headers, authorization: `Bearer ${await this.options.token()}` } };
+    const options: RequestOptions = { method, agent: this.agent, headers: { ...this.options.headers, ...headers, authorization: `Bearer ${await this.options.token()}` } };
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, resolve);
       req.on('error', reject);

@@ -6,6 +6,10 @@ import { Clock, DAY_MS } from '../common/clock';
 import { AuditRepository } from '../storage/repositories/audit.repository';
 import { actorName, Principal } from '../auth/principal';
 import type { AuditAction } from './audit-actions';
+import { requestViaMcp } from '../logging/request-context';
+
+/** Appended to the details of every entry caused by a request from `svc mcp`. */
+export const VIA_MCP_SUFFIX = ' (via MCP)';
 
 export interface AuditSubject {
   deviceId?: string;
@@ -31,7 +35,7 @@ export class AuditService {
       action,
       deviceId: subject.deviceId ?? null,
       orgId: subject.orgId ?? null,
-      details: subject.details,
+      details: requestViaMcp() ? `${subject.details}${VIA_MCP_SUFFIX}` : subject.details,
       expiresAt: new Date(timestamp.getTime() + this.config.auditRetentionDays * DAY_MS),
     });
   }

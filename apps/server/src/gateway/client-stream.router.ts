@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { constants as h2, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { Injectable, Logger } from '@nestjs/common';
-import { decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, TUNNEL_HEADERS, TunnelProtocolError } from '@svc/common';
+import { CLIENT_KIND_HEADER, decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, TUNNEL_HEADERS, TunnelProtocolError } from '@svc/common';
 import { BearerAuthenticator } from '../auth/bearer-authenticator';
 import type { UserPrincipal } from '../auth/principal';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import { DockerService } from '../docker/docker.service';
 import { ForwardService } from '../forwarding/forward.service';
-import { requestContext } from '../logging/request-context';
+import { announcesMcp, requestContext } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { ShellService } from '../shell/shell.service';
 
@@ -49,7 +49,7 @@ export class ClientStreamRouter {
   serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
     const incoming = single(headers['x-request-id']);
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
-    return requestContext.run({ requestId }, () => this.serveInContext(stream, headers, requestId));
+    return requestContext.run({ requestId, viaMcp: announcesMcp(headers[CLIENT_KIND_HEADER]) }, () => this.serveInContext(stream, headers, requestId));
   }
 
   private async serveInContext(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, requestId: string): Promise<void> {

@@ -1,7 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { CLIENT_KIND_MCP } from '@svc/common';
 
 export interface RequestContext {
   requestId: string;
+  /** The client announced itself as `svc mcp` (CLIENT_KIND_HEADER): audit entries say "via MCP". */
+  viaMcp?: boolean;
 }
 
 /** Carries the request id to every log line and error body produced while serving a request. */
@@ -9,4 +12,14 @@ export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export function currentRequestId(): string {
   return requestContext.getStore()?.requestId ?? 'none';
+}
+
+/** Whether the request in progress came from `svc mcp`. */
+export function requestViaMcp(): boolean {
+  return requestContext.getStore()?.viaMcp === true;
+}
+
+/** Reads CLIENT_KIND_HEADER as received (a string, an array or nothing). */
+export function announcesMcp(value: string | string[] | undefined): boolean {
+  return (Array.isArray(value) ? value[0] : value)?.toLowerCase() === CLIENT_KIND_MCP;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { requestContext } from './request-context';
+import { CLIENT_KIND_HEADER } from '@svc/common';
+import { announcesMcp, requestContext } from './request-context';
 import type { JsonLogger } from './json-logger';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -17,7 +18,7 @@ export function requestIdMiddleware(logger: JsonLogger) {
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    requestContext.run({ requestId }, () => {
+    requestContext.run({ requestId, viaMcp: announcesMcp(req.headers[CLIENT_KIND_HEADER]) }, () => {
       res.on('finish', () => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         logger.event(res.statusCode >= 500 ? 'error' : 'info', 'request', {

@@ -97,3 +97,11 @@ const FRAME_TYPES: ReadonlySet<number> = new Set(Object.values(FrameType));
 export function isFrameType(value: number): value is FrameType {
   return FRAME_TYPES.has(value);
 }
+
+/**
+ * Sent by `svc mcp` on every REST request and client stream, so the audit log marks what an AI
+ * agent did ("via MCP"). A label the client gives, not a credential: it adds to the record and
+ * never grants anything.
+ */
+export const CLIENT_KIND_HEADER = 'x-svc-client';
+export const CLIENT_KIND_MCP = 'mcp';

@@ -1,0 +1,40 @@
+import { Flags } from '@oclif/core';
+import { DeviceListItem, DeviceListPage } from '@svc/common';
+import { SvcCommand } from '../../base-command';
+import { renderTable } from '../../output/table';
+
+const PAGE_SIZE = 500;
+
+export default class DevicesList extends SvcCommand<typeof DevicesList> {
+  static override summary = 'List your devices and the registrations waiting for approval.';
+  static override description = 'Pending registrations show their request id and key fingerprint: compare the fingerprint with what the device printed before you approve it. Filters are applied by the server over the paged listing.';
+  static override examples = ['<%= config.bin %> devices list', '<%= config.bin %> devices list --status pending', '<%= config.bin %> devices list --owner org:acme --name edge- --json'];
+  static override flags = {
+    status: Flags.string({ description: 'only devices in this state', options: ['online', 'offline', 'pending'] }),
+    owner: Flags.string({ description: 'only this owner: user:<email>, org:<id>, an e-mail or an organization id' }),
+    name: Flags.string({ description: 'only names starting with this' }),
+  };
+
+  async run(): Promise<DeviceListItem[]> {
+    const filters = { status: this.flags.status, owner: this.flags.owner, name: this.flags.name };
+    const items: DeviceListItem[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await this.client.call('devices_list', { ...filters, limit: PAGE_SIZE, cursor })) as unknown as DeviceListPage;
+      items.push(...page.items);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    if (items.length === 0) this.human('No devices.');
+    else
+      this.human(
+        renderTable(items, [
+          { header: 'id', get: (d) => d.request_id ?? d.id },
+          { header: 'name', get: (d) => d.name },
+          { header: 'status', get: (d) => d.status },
+          { header: 'owner', get: (d) => d.owner },
+          { header: 'fingerprint', get: (d) => d.fingerprint ?? '' },
+        ]),
+      );
+    return items;
+  }
+}

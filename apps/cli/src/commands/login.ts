@@ -1,0 +1,47 @@
+import { Flags } from '@oclif/core';
+import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { deviceLogin, DeviceLoginPrompt } from '../auth/device-login';
+import { resolveOAuthSettings } from '../auth/identity-provider';
+import { SvcCommand } from '../base-command';
+import { cliConfigPath, readCliConfig } from '../config/cli-settings';
+
+export default class Login extends SvcCommand<typeof Login> {
+  static override summary = 'Sign in with the OAuth device authorization grant.';
+  static override description = `Shows a URL and a one-time code; confirm the code in any browser (this machine's is opened when there is one) and sign in. The tokens are saved in ~/.config/svc/credentials.json (mode 0600) and refreshed automatically. The identity provider, client id and audience come from the server (GET /auth/config) unless SVC_AUTH_DOMAIN, SVC_AUTH_CLIENT_ID or SVC_AUTH_AUDIENCE say otherwise.`;
+  static override examples = ['<%= config.bin %> login', '<%= config.bin %> login --server https://svc.example.com', '<%= config.bin %> login --no-browser'];
+  static override flags = {
+    server: Flags.string({ description: 'Server URL to sign in to; remembered for later commands (SVC_SERVER_URL overrides it).' }),
+    browser: Flags.boolean({ description: 'Open the verification page in a browser when one exists.', default: true, allowNo: true }),
+  };
+
+  async run(): Promise<{ status: 'logged_in'; server: string; expires_at: number }> {
+    const settings = this.settings;
+    if (settings.serverUrl.protocol === 'http:') this.note(`Note: ${settings.serverUrl.origin} is plain HTTP, which svc allows only for a server on this machine.`);
+    const oauth = await resolveOAuthSettings(settings, this.client.rest);
+    const token = await deviceLogin(oauth, {
+      prompt: (prompt) => this.showPrompt(prompt),
+      openBrowser: this.flags.browser && !this.jsonEnabled(),
+    });
+    this.client.session.save(token);
+    if (this.flags.server !== undefined) this.rememberServer(settings.serverUrl.href);
+    this.note(`Logged in to ${settings.serverUrl.origin}.`);
+    return { status: 'logged_in', server: settings.serverUrl.origin, expires_at: token.expires_at };
+  }
+
+  /** The code goes to stderr, so `--json` output on stdout stays one document. */
+  private showPrompt(prompt: DeviceLoginPrompt): void {
+    const lines = [`To sign in, open ${prompt.verification_uri} and enter the code ${prompt.user_code}`];
+    if (prompt.verification_uri_complete) lines.push(`(or open ${prompt.verification_uri_complete})`);
+    lines.push(`Waiting for the sign-in (the code expires in ${Math.round(prompt.expires_in / 60)} minutes)…`);
+    process.stderr.write(`${lines.join('\n')}\n`);
+  }
+
+  private rememberServer(url: string): void {
+    const path = cliConfigPath(process.env);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify({ ...readCliConfig(process.env), server_url: url }, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, path);
+  }
+}

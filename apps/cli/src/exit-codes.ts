@@ -1,0 +1,23 @@
+import { DomainError } from '@svc/common';
+
+/**
+ * Exit codes of every `svc` command (docs/cli.md): scripts can tell a negative answer from a
+ * failure, and a failure that needs a new login from the others. `svc exec` and `svc shell`
+ * exit with the remote command's own code instead.
+ */
+export const EXIT = {
+  OK: 0,
+  /** The command worked and its answer is negative: a device not online or not healthy, a failed exec in a batch. */
+  NEGATIVE: 1,
+  /** The command failed: bad usage or input, not found, access denied, device offline, server error. */
+  FAILED: 2,
+  /** Not logged in, the session expired beyond refresh, or the login itself failed. */
+  AUTH: 3,
+  /** Interrupted (Ctrl-C). */
+  INTERRUPTED: 130,
+} as const;
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return EXIT.AUTH;
+  return EXIT.FAILED;
+}

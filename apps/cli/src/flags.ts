@@ -1,0 +1,18 @@
+import { Args, Flags } from '@oclif/core';
+
+/** Shared argument and flag definitions, so every command names them the same way. */
+export const deviceArg = Args.string({ name: 'device', description: 'device name or id', required: true });
+
+export const devicesFlag = Flags.string({
+  description: 'several devices, comma-separated names or ids (instead of the device argument)',
+  delimiter: ',',
+  multiple: true,
+});
+
+export const roleFlag = Flags.string({ description: 'role to grant', options: ['admin', 'editor', 'viewer'], required: true });
+
+/** `device` xor `devices` for [Batch] operations: the argument, or `--devices a,b,c`. */
+export function batchTarget(device: string | undefined, devices: string[] | undefined): { device?: string; devices?: string[] } {
+  if (devices && devices.length > 0) return device === undefined ? { devices } : { device, devices };
+  return device === undefined ? {} : { device };
+}

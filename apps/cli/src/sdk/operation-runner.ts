@@ -1,0 +1,85 @@
+import { InvalidInputError, OperationName, OperationResults } from '@svc/common';
+import { dockerExec } from './docker-exec';
+import { ForwardSessionStore } from './forward-sessions';
+import { SvcClient } from './svc-client';
+
+/** The tools this build serves; the deployment tools arrive with the deployments work (issue 9). */
+export const PENDING_OPERATIONS = [
+  'device_deploy',
+  'device_undeploy',
+  'device_deployment_list',
+  'device_deployment_new',
+  'device_deployment_show',
+  'device_deployment_rm',
+  'device_deployment_active',
+  'device_deployment_activate',
+  'device_deployment_status',
+  'device_deployment_clone',
+] as const satisfies readonly OperationName[];
+
+export type ServedOperation = Exclude<OperationName, (typeof PENDING_OPERATIONS)[number]>;
+type Input = Record<string, unknown>;
+
+/** Extra time an exec's HTTP request waits beyond the command's own timeout. */
+const EXEC_GRACE_MS = 30_000;
+
+/**
+ * Every tool of the specification, by name, over the SDK: one implementation that `svc mcp`
+ * calls by name and the oclif commands call through their typed wrappers. Inputs are the tool's
+ * parameters as the spec names them; results are the tool's result shapes.
+ */
+export class OperationRunner {
+  constructor(
+    readonly client: SvcClient,
+    readonly forwards: ForwardSessionStore,
+  ) {}
+
+  run<N extends ServedOperation>(name: N, input: Input): Promise<OperationResults[N]>;
+  async run(name: ServedOperation, input: Input): Promise<unknown> {
+    switch (name) {
+      case 'device_ls':
+        return this.client.files().ls(String(input.path));
+      case 'device_cp':
+        return this.client.files().cp(String(input.source), String(input.dest));
+      case 'device_sync': {
+        const report = await this.client.files().sync(String(input.source), String(input.dest), {
+          delete: input.delete === true,
+          dry_run: input.dry_run === true,
+          exclude: (input.exclude as string[] | undefined) ?? [],
+        });
+        return report;
+      }
+      case 'docker_exec':
+        return dockerExec(await this.client.streams(), { device: String(input.device), args: input.args as string[], timeout_secs: input.timeout_secs as number | undefined });
+      case 'device_exec': {
+        requireBatchTarget(input);
+        const seconds = typeof input.timeout_secs === 'number' ? input.timeout_secs : 30;
+        return this.client.call('device_exec', input, seconds * 1000 + EXEC_GRACE_MS);
+      }
+      case 'forward_start':
+        return this.forwards.start(String(input.device), input.specs as string[]);
+      case 'forward_stop':
+        return this.forwards.stop(String(input.session_id));
+      case 'forward_list':
+        return this.forwards.list();
+      case 'device_status':
+      case 'device_audit_logs':
+        requireBatchTarget(input);
+        return this.client.call(name, input);
+      default:
+        return this.client.call(name, input);
+    }
+  }
+}
+
+/**
+ * [Batch] tools take `device` or `devices`, never both and never neither; the same message the
+ * server gives, before anything is sent.
+ */
+export function requireBatchTarget(input: Input): void {
+  const single = input.device !== undefined;
+  const many = input.devices !== undefined;
+  if (single && many) throw new InvalidInputError('Give either device or devices, not both');
+  if (!single && !many) throw new InvalidInputError('Give device (one device name or id) or devices (a list)');
+  if (many && (!Array.isArray(input.devices) || input.devices.length === 0)) throw new InvalidInputError('devices must be a non-empty list of device names or ids');
+}

@@ -1,0 +1,65 @@
+import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common';
+import { CliSettings } from '../config/cli-settings';
+import { UserSession } from '../auth/user-session';
+import { DeviceFiles } from './device-files';
+import { DeviceStreams, discoverDeviceStreams } from './device-streams';
+import { RestClient } from './rest-client';
+
+export interface SvcClientOptions {
+  settings: CliSettings;
+  /** `svc mcp`: every request says so, and the server marks its audit entries "via MCP". */
+  viaMcp?: boolean;
+  userAgent?: string;
+}
+
+/**
+ * The typed SDK both the oclif commands and `svc mcp` stand on: catalog operations over REST
+ * (`call`), device streams (shell, forward, docker) and file transfer, all with the user's
+ * token, refreshed when it expires.
+ */
+export class SvcClient {
+  readonly settings: CliSettings;
+  readonly rest: RestClient;
+  readonly session: UserSession;
+  private readonly headers: Record<string, string>;
+  private streamsPromise: Promise<DeviceStreams> | undefined;
+  private filesClient: DeviceFiles | undefined;
+
+  constructor(options: SvcClientOptions) {
+    this.settings = options.settings;
+    this.headers = options.viaMcp ? { [CLIENT_KIND_HEADER]: CLIENT_KIND_MCP } : {};
+    this.rest = new RestClient({ baseUrl: options.settings.serverUrl, ca: options.settings.trust.ca, userAgent: options.userAgent, headers: this.headers });
+    this.session = new UserSession(options.settings, this.rest);
+  }
+
+  /** An operation of the catalog that a REST route serves, with the route's optional extras. */
+  call<N extends OperationName>(name: N, input: Record<string, unknown>, timeoutMs?: number): Promise<OperationResults[N]> {
+    const op = findOperation(name) as OperationContract | undefined;
+    if (!op?.http) throw new Error(`${name} is not served by a REST route`);
+    const spec = httpRequestFor(op, input);
+    return this.rest.request<OperationResults[N]>({ ...spec, authorization: () => this.session.authorization(), timeoutMs });
+  }
+
+  /** The HTTP/2 connection to the server's stream endpoint, discovered on first use. */
+  streams(): Promise<DeviceStreams> {
+    this.streamsPromise ??= discoverDeviceStreams(this.settings.serverUrl, () => this.accessToken(), this.settings.trust, this.headers);
+    this.streamsPromise.catch(() => (this.streamsPromise = undefined));
+    return this.streamsPromise;
+  }
+
+  files(): DeviceFiles {
+    this.filesClient ??= new DeviceFiles({ serverUrl: this.settings.serverUrl, token: () => this.accessToken(), ca: this.settings.trust.ca, headers: this.headers });
+    return this.filesClient;
+  }
+
+  async close(): Promise<void> {
+    this.rest.close();
+    const streams = await this.streamsPromise?.catch(() => undefined);
+    await streams?.close();
+    this.filesClient?.http.close();
+  }
+
+  private async accessToken(): Promise<string> {
+    return (await this.session.authorization()).replace(/^Bearer /, '');
+  }
+}
