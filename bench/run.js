@@ -10,7 +10,8 @@
  *      list and one page, vs a raw better-sqlite3 read of the same rows;
  *   4. the tunnel at fleet size (tunnel-fleet.js): memory per idle tunnel vs bare TLS, exec round
  *      trip vs a local spawn, reconnection of 1,000 runtimes after a server restart;
- *   5. forward throughput (forward.js): svc over each carrier vs direct loopback TCP and `ssh -L`.
+ *   5. forward throughput (forward.js): svc over each carrier vs direct loopback TCP and `ssh -L`;
+ *   6. CLI cold start (cli-startup.js): `svc --version` / `--help` vs `node -e 0`.
  * Run with `npm run bench` (builds first).
  */
 const { mkdtempSync, rmSync } = require('node:fs');
@@ -21,6 +22,7 @@ const Database = require('better-sqlite3');
 const { benchDeviceListing } = require('./device-listing');
 const { benchTunnelFleet } = require('./tunnel-fleet');
 const { benchForward } = require('./forward');
+const { benchCliStartup } = require('./cli-startup');
 
 const ROOT = join(__dirname, '..');
 const { EmbeddedStorage } = require(join(ROOT, 'apps/server/dist/storage/embedded/embedded-storage'));
@@ -141,6 +143,8 @@ async function main() {
     await benchTunnelFleet();
     console.log('');
     await benchForward();
+    console.log('');
+    await benchCliStartup();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,3 +16,5 @@ export function batchTarget(device: string | undefined, devices: string[] | unde
   if (devices && devices.length > 0) return device === undefined ? { devices } : { device, devices };
   return device === undefined ? {} : { device };
 }
+
+export const orgArg = Args.string({ name: 'org', description: 'organization id', required: true });
