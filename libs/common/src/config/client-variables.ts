@@ -3,7 +3,7 @@ import { v } from './variables';
 
 /** Variables read by the CLI and the runtime (highest precedence over the credentials file). */
 export const CLIENT_VARIABLES = {
-  serverUrl: v.url('SVC_SERVER_URL', 'Server URL for a self-hosted server (`https://<host>`).', 'the hosted service', ['https', 'http']),
+  serverUrl: v.url('SVC_SERVER_URL', 'Server URL for a self-hosted server (`https://<host>`); plain `http://` only for a server on this machine.', '`http://localhost:8085` (the local development server) or the one `svc login --server` saved', ['https', 'http']),
   authDomain: v.url('SVC_AUTH_DOMAIN', 'Identity provider address override (the OAuth issuer).', 'discovered from the server', ['https', 'http']),
   authClientId: v.string('SVC_AUTH_CLIENT_ID', 'OAuth client id override.', 'svc-cli'),
   authAudience: v.string('SVC_AUTH_AUDIENCE', 'OAuth audience override (the API resource tokens are requested for).'),
