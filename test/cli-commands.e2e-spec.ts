@@ -5,6 +5,7 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { startTestServer, TestServer } from './fixtures/test-server';
@@ -150,6 +151,14 @@ describe('svc devices / access / orgs / runtime (real binary, real runtime)', ()
     expect(logout.code).toBe(0);
     const creds = existsSync(deviceHome.credentialsPath) ? JSON.parse(readFileSync(deviceHome.credentialsPath, 'utf8')) : {};
     expect(creds.device_credentials).toBeUndefined();
+  });
+
+  it('builds shell completion for every command (oclif autocomplete)', async () => {
+    const result = await svc(alice, ['autocomplete', 'bash']);
+    expect(result.code).toBe(0);
+    const script = readFileSync(join(alice.dir, '.cache', 'svc', 'autocomplete', 'functions', 'bash', 'svc.bash'), 'utf8');
+    expect(script).toMatch(/^devices:list --json --debug --status --owner --name$/m);
+    expect(script).toMatch(/^orgs:members:add /m);
   });
 
   it('usage errors exit 2 with oclif\'s message; --help has examples', async () => {

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags, ux } from '@oclif/core';
 import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deviceLogin, DeviceLoginPrompt } from '../auth/device-login';
@@ -19,10 +19,19 @@ export default class Login extends SvcCommand<typeof Login> {
     const settings = this.settings;
     if (settings.serverUrl.protocol === 'http:') this.note(`Note: ${settings.serverUrl.origin} is plain HTTP, which svc allows only for a server on this machine.`);
     const oauth = await resolveOAuthSettings(settings, this.client.rest);
-    const token = await deviceLogin(oauth, {
-      prompt: (prompt) => this.showPrompt(prompt),
-      openBrowser: this.flags.browser && !this.jsonEnabled(),
-    });
+    const spinner = process.stderr.isTTY && !this.jsonEnabled();
+    let token;
+    try {
+      token = await deviceLogin(oauth, {
+        prompt: (prompt) => {
+          this.showPrompt(prompt);
+          if (spinner) ux.action.start('Waiting for the sign-in', undefined, { stdout: false });
+        },
+        openBrowser: this.flags.browser && !this.jsonEnabled(),
+      });
+    } finally {
+      if (spinner) ux.action.stop();
+    }
     this.client.session.save(token);
     if (this.flags.server !== undefined) this.rememberServer(settings.serverUrl.href);
     this.note(`Logged in to ${settings.serverUrl.origin}.`);
@@ -33,7 +42,7 @@ export default class Login extends SvcCommand<typeof Login> {
   private showPrompt(prompt: DeviceLoginPrompt): void {
     const lines = [`To sign in, open ${prompt.verification_uri} and enter the code ${prompt.user_code}`];
     if (prompt.verification_uri_complete) lines.push(`(or open ${prompt.verification_uri_complete})`);
-    lines.push(`Waiting for the sign-in (the code expires in ${Math.round(prompt.expires_in / 60)} minutes)…`);
+    lines.push(`The code expires in ${Math.round(prompt.expires_in / 60)} minutes.`);
     process.stderr.write(`${lines.join('\n')}\n`);
   }
 
