@@ -107,6 +107,16 @@ describe('svc login / refresh / logout (real binary, real identity provider)', (
     expect(await svcJson(h, ['logout'])).toEqual({ status: 'not_logged_in' });
   });
 
+  it('a damaged credentials file is a clear error naming the file, not a crash', async () => {
+    const h = home();
+    mkdirSync(dirname(h.credentialsPath), { recursive: true });
+    writeFileSync(h.credentialsPath, '{"credentials": ');
+    const result = await svc(h, ['devices', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Credentials file ${h.credentialsPath} is not valid JSON`);
+    expect(result.stderr).not.toMatch(/bug in svc/);
+  });
+
   it('refuses plain HTTP to a host that is not this machine, before sending anything', async () => {
     const h = home({ SVC_SERVER_URL: 'http://svc.example.com' });
     const result = await svc(h, ['devices', 'list']);

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ForwardSession, NotFoundError } from '@svc/common';
+import { ConflictError, ForwardSession, NotFoundError, UnauthenticatedError } from '@svc/common';
+import { EXIT } from '../exit-codes';
 import type { CliSettings } from '../config/cli-settings';
 import { ForwardSessionStore, ForwardStarted, newSessionId, planForward } from '../sdk/forward-sessions';
 
@@ -40,7 +41,8 @@ export function removeSessionRecord(settings: Pick<CliSettings, 'configDir'>, se
 export class BackgroundForwardSessions implements ForwardSessionStore {
   constructor(
     private readonly settings: CliSettings,
-    private readonly cli: { bin: string } = { bin: process.argv[1] },
+    /** The svc package (oclif's config.root): sessions run its bin/run.js. */
+    private readonly cli: { root: string } = { root: join(__dirname, '..', '..') },
   ) {}
 
   async start(device: string, specs: string[]): Promise<ForwardStarted> {
@@ -50,7 +52,7 @@ export class BackgroundForwardSessions implements ForwardSessionStore {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const logPath = join(dir, `${sessionId}.log`);
     const log = openSync(logPath, 'w', 0o600);
-    const child = spawn(process.execPath, [this.cli.bin, 'forward', device, ...specs, '--session', sessionId], {
+    const child = spawn(process.execPath, [join(this.cli.root, 'bin', 'run.js'), 'forward', device, ...specs, '--session', sessionId], {
       detached: true,
       stdio: ['ignore', log, log],
       env: { ...process.env, SVC_SERVER_URL: this.settings.serverUrl.href },
@@ -66,7 +68,9 @@ export class BackgroundForwardSessions implements ForwardSessionStore {
       if (code !== 'waiting') {
         const reason = lastLine(logPath) ?? `the session process exited with code ${code}`;
         removeSessionRecord(this.settings, sessionId);
-        throw Object.assign(new Error(reason.replace(/^Error: /, '')), { code: 'FORWARD_FAILED' });
+        // The session process printed svc's one-line error: the same answer, with its exit code's meaning.
+        const message = reason.replace(/^Error: /, '');
+        throw code === EXIT.AUTH ? new UnauthenticatedError(message) : new ConflictError(message);
       }
       if (Date.now() > deadline) {
         child.kill('SIGTERM');
