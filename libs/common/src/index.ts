@@ -15,3 +15,4 @@ export * from './stream-splice';
 export * from './tls-trust';
 export * from './remote-path';
 export * from './files';
+export * from './deployments';

@@ -55,6 +55,10 @@ export const TUNNEL_OPS = {
   forwardTcp: 'forward/tcp',
   forwardUnix: 'forward/unix',
   docker: 'docker',
+  /** The deployment channel: desired state in (NDJSON), status reports out (NDJSON); one per tunnel session. */
+  deployments: 'deployments',
+  /** One job's log: args {job, follow, tail}; the answer body is the log's text. */
+  deploymentLogs: 'deployments/logs',
 } as const;
 
 export type TunnelOp = (typeof TUNNEL_OPS)[keyof typeof TUNNEL_OPS];
