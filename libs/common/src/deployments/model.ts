@@ -161,3 +161,19 @@ export function parseDuration(text: string): number | undefined {
 }
 
 export const DURATION_PATTERN = DURATION.source;
+
+/**
+ * The body of `POST /devices/:device/deployments/jobs`: what `device_deploy` sends once the caller
+ * has read its file (the CLI and `svc mcp` read files on the caller's side and inline what they
+ * reference). `merge`: each job is added, or replaces the job with its id. `replace` (a whole
+ * deployment document): the jobs, and the rollback policy, become exactly these.
+ */
+export interface DeployRequest {
+  /** Absent: the active deployment; with no active deployment a new one is created and activated. */
+  deployment_id?: string;
+  mode: 'merge' | 'replace';
+  jobs: Job[];
+  rollback?: RollbackPolicy;
+  /** The deployment's display name. */
+  name?: string;
+}
