@@ -16,14 +16,14 @@ import { approveInBrowser } from './fixtures/oidc';
 const ROOT = resolve(__dirname, '..');
 const EMAIL = 'me@example.com';
 
-/** The walkthrough's command lines: every bash block between "## Try it" and the next "## ". */
+/** The walkthrough's command lines (continuations joined): every bash block between "## Try it" and the next "## ". */
 function walkthroughCommands(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('## Try it');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
   return blocks
-    .flatMap((block) => block.split('\n'))
+    .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
     .map((line) => line.replace(/\s+#.*$/, '').trim())
     .filter((line) => line.length > 0 && !line.startsWith('#'));
 }
@@ -108,7 +108,7 @@ describe('README walkthrough, as written', () => {
       DISPLAY: '',
       NO_COLOR: '1',
     };
-    substitutions.push(['http://localhost:8085', `http://localhost:${restPort}`], ['data/tls/cert.pem', join(dataDir, 'tls', 'cert.pem')]);
+    substitutions.push(['http://localhost:8085', `http://localhost:${restPort}`], ['localhost:8085', `localhost:${restPort}`], ['data/tls/cert.pem', join(dataDir, 'tls', 'cert.pem')]);
   });
 
   afterAll(async () => {

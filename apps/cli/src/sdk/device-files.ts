@@ -16,6 +16,7 @@ import {
 } from '@svc/common';
 import { FilesHttp, FilesHttpOptions } from './files-http';
 import { SyncOptions, SyncReport, syncTrees } from './device-sync';
+import { reportingProgress, TransferOptions } from './progress-stream';
 
 /** Extra query of a transfer that is part of a sync: confinement to its root and its audit id. */
 export interface SyncScope {
@@ -44,18 +45,18 @@ export class DeviceFiles {
   }
 
   /** device_cp: a file from the machine to a device, back, or between two devices. A directory target receives the file under its name. */
-  async cp(source: string, dest: string): Promise<{ status: 'copied' }> {
+  async cp(source: string, dest: string, transfer: TransferOptions = {}): Promise<{ status: 'copied' }> {
     const from = parseFileLocation(source);
     const to = parseFileLocation(dest);
-    if (from.kind === 'local' && to.kind === 'device') await this.upload(from.path, to.device, to.path);
-    else if (from.kind === 'device' && to.kind === 'local') await this.download(from.device, from.path, to.path);
-    else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to);
+    if (from.kind === 'local' && to.kind === 'device') await this.upload(from.path, to.device, to.path, undefined, transfer);
+    else if (from.kind === 'device' && to.kind === 'local') await this.download(from.device, from.path, to.path, undefined, transfer);
+    else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to, transfer);
     else throw new InvalidInputError('device_cp copies to or from a device: write one side as <device>:<path>');
     return { status: 'copied' };
   }
 
   /** device_sync: makes `dest` (a directory) hold what `source` holds; see syncTrees. */
-  sync(source: string, dest: string, options: SyncOptions = {}): Promise<SyncReport> {
+  sync(source: string, dest: string, options: SyncOptions & TransferOptions = {}): Promise<SyncReport> {
     return syncTrees(this, parseFileLocation(source), parseFileLocation(dest), options);
   }
 
@@ -63,7 +64,7 @@ export class DeviceFiles {
    * Streams a local file to `remotePath` (into it, under the file's name, when it is a directory
    * there; not so within a sync, whose paths are exact).
    */
-  async upload(localPath: string, device: string, remotePath: string, scope?: SyncScope): Promise<void> {
+  async upload(localPath: string, device: string, remotePath: string, scope?: SyncScope, transfer: TransferOptions = {}): Promise<void> {
     let handle;
     let source: Readable | undefined;
     try {
@@ -78,7 +79,8 @@ export class DeviceFiles {
       const tap = new DigestTap(meta.size);
       source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1 });
       const query: Record<string, string> = scope ? { path: remotePath, ...scope } : { path: remotePath, name: basename(localPath) };
-      const written = await this.http.upload(device, query, meta, source.pipe(tap), () => tap.digest());
+      const data = reportingProgress(source.pipe(tap), meta.size, transfer.onProgress);
+      const written = await this.http.upload(device, query, meta, data, () => tap.digest());
       if (written.sha256 !== tap.digest() || written.size !== meta.size) {
         throw new DomainError('INTERNAL', `The device wrote ${written.size} bytes with sha256 ${written.sha256}, but ${meta.size} bytes with sha256 ${tap.digest()} were sent`);
       }
@@ -89,7 +91,7 @@ export class DeviceFiles {
   }
 
   /** Streams a device file into `localPath` (into it, under the file's name, when it is a local directory). */
-  async download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }): Promise<void> {
+  async download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }, transfer: TransferOptions = {}): Promise<void> {
     const target = !scope && (await isDirectory(localPath)) ? join(localPath, posix.basename(remotePath)) : localPath;
     if (scope) await requireInside(scope.localRoot, target);
     const download = await this.http.download(device, scope ? { path: remotePath, within: scope.within, sync: scope.sync } : { path: remotePath });
@@ -100,14 +102,15 @@ export class DeviceFiles {
       download.body.destroy();
       throw err;
     }
-    await writer.write(download.body, { size: download.size, expectedSha256: () => download.sha256() ?? brokenTransfer(remotePath) });
+    await writer.write(reportingProgress(download.body, download.size, transfer.onProgress), { size: download.size, expectedSha256: () => download.sha256() ?? brokenTransfer(remotePath) });
   }
 
   /** Device to device: the bytes pass through this process, the source's checksum is the target's check. */
-  private async copyBetweenDevices(from: FileLocation & { kind: 'device' }, to: FileLocation & { kind: 'device' }): Promise<void> {
+  private async copyBetweenDevices(from: FileLocation & { kind: 'device' }, to: FileLocation & { kind: 'device' }, transfer: TransferOptions): Promise<void> {
     const download = await this.http.download(from.device, { path: from.path });
     const query = { path: to.path, name: posix.basename(from.path) };
-    await this.http.upload(to.device, query, download, download.body, () => download.sha256() ?? brokenTransfer(from.path));
+    const data = reportingProgress(download.body, download.size, transfer.onProgress);
+    await this.http.upload(to.device, query, download, data, () => download.sha256() ?? brokenTransfer(from.path));
   }
 
   close(): void {

@@ -17,6 +17,7 @@ import {
   walkTree,
 } from '@svc/common';
 import type { DeviceFiles } from './device-files';
+import type { TransferOptions } from './progress-stream';
 
 export interface SyncOptions {
   /** Remove destination entries the source does not have (excluded paths are never removed). */
@@ -46,22 +47,25 @@ interface SyncSide {
  * destination is an empty one; it is created by the first copy. With `dry_run` only the plan is
  * returned.
  */
-export async function syncTrees(files: DeviceFiles, source: FileLocation, dest: FileLocation, options: SyncOptions): Promise<SyncReport> {
+export async function syncTrees(files: DeviceFiles, source: FileLocation, dest: FileLocation, options: SyncOptions & TransferOptions): Promise<SyncReport> {
   if (source.kind === dest.kind) throw new InvalidInputError('device_sync copies between this machine and a device: write one side as <device>:<path>');
   const exclude = options.exclude ?? [];
   compileExcludes(exclude); // refuses bad patterns before anything is listed
   const syncId = randomBytes(8).toString('hex');
   const [from, to] = [sideOf(files, source, exclude, syncId), sideOf(files, dest, exclude, syncId)];
-  const plan = planSync(await from.manifest(), await emptyIfMissing(to.manifest()), { delete: options.delete === true });
+  const sourceEntries = await from.manifest();
+  const plan = planSync(sourceEntries, await emptyIfMissing(to.manifest()), { delete: options.delete === true });
   const report: SyncReport = { status: 'synced', dry_run: options.dry_run === true, ...plan };
   if (report.dry_run) return report;
 
   if (plan.delete.length > 0) await to.remove(plan.delete);
+  const progress = overallProgress(sourceEntries, plan.copy, options.onProgress);
   for (const rel of plan.copy) {
+    const transfer = progress.nextFile();
     if (source.kind === 'local' && dest.kind === 'device') {
-      await files.upload(joinRelative(source.path, rel), dest.device, devicePath(dest.path, rel), { within: dest.path, sync: syncId });
+      await files.upload(joinRelative(source.path, rel), dest.device, devicePath(dest.path, rel), { within: dest.path, sync: syncId }, transfer);
     } else if (source.kind === 'device' && dest.kind === 'local') {
-      await files.download(source.device, devicePath(source.path, rel), joinRelative(dest.path, rel), { within: source.path, sync: syncId, localRoot: dest.path });
+      await files.download(source.device, devicePath(source.path, rel), joinRelative(dest.path, rel), { within: source.path, sync: syncId, localRoot: dest.path }, transfer);
     }
   }
   const device = source.kind === 'device' ? source.device : (dest as { device: string }).device;
@@ -92,6 +96,30 @@ function sideOf(files: DeviceFiles, location: FileLocation, exclude: string[], s
       for (let start = 0; start < paths.length; start += FILE_LIMITS.maxDeletePaths) {
         await files.http.json('POST', device, 'delete', {}, { root, paths: paths.slice(start, start + FILE_LIMITS.maxDeletePaths), sync: syncId });
       }
+    },
+  };
+}
+
+/**
+ * Turns the progress of each copy into the progress of the whole sync: bytes of the files done so
+ * far plus those of the current one, out of the listed sizes of every file to copy.
+ */
+function overallProgress(entries: ManifestEntry[], copy: string[], onProgress: TransferOptions['onProgress']): { nextFile(): TransferOptions } {
+  const sizes = new Map(entries.map((entry) => [entry.path, entry.size]));
+  const total = copy.reduce((sum, rel) => sum + (sizes.get(rel) ?? 0), 0);
+  let finished = 0;
+  let current = 0;
+  return {
+    nextFile: () => {
+      finished += current;
+      current = 0;
+      if (!onProgress) return {};
+      return {
+        onProgress: (done) => {
+          current = done;
+          onProgress(finished + done, total);
+        },
+      };
     },
   };
 }

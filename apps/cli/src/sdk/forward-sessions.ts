@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ForwardMapping, ForwardSession, InvalidInputError, NotFoundError, OperationResults, parseForwardSpec, renderForwardMapping } from '@svc/common';
+import { ForwardMapping, ForwardSession, InvalidInputError, OperationResults, parseForwardSpec, renderForwardMapping } from '@svc/common';
 import type { DeviceStreams } from './device-streams';
 import { LocalForwarder, LocalForwarderOptions } from './local-forwarder';
 
@@ -43,39 +43,4 @@ export async function openForwarders(streams: DeviceStreams, device: string, spe
 
 export function renderTargets(forwarders: LocalForwarder[]): string[] {
   return forwarders.map((forwarder) => renderForwardMapping(forwarder.mapping as ForwardMapping));
-}
-
-/** Sessions inside this process (`svc mcp`): they live as long as it does. */
-export class InProcessForwardSessions implements ForwardSessionStore {
-  private readonly sessions = new Map<string, { session: ForwardSession; forwarders: LocalForwarder[] }>();
-
-  constructor(
-    private readonly streams: () => Promise<DeviceStreams>,
-    private readonly checkDevice: (device: string) => Promise<void>,
-  ) {}
-
-  async start(device: string, specs: string[]): Promise<ForwardStarted> {
-    planForward(specs);
-    await this.checkDevice(device);
-    const forwarders = await openForwarders(await this.streams(), device, specs);
-    const session: ForwardSession = { session_id: newSessionId(), device, specs: [...specs], targets: renderTargets(forwarders) };
-    this.sessions.set(session.session_id, { session, forwarders });
-    return { session_id: session.session_id, device, targets: session.targets, status: 'started' };
-  }
-
-  async stop(sessionId: string): Promise<{ session_id: string; status: 'stopped' }> {
-    const entry = this.sessions.get(sessionId);
-    if (!entry) throw new NotFoundError(`No forward session ${sessionId} (forward_list shows the open ones)`);
-    this.sessions.delete(sessionId);
-    await Promise.all(entry.forwarders.map((forwarder) => forwarder.close()));
-    return { session_id: sessionId, status: 'stopped' };
-  }
-
-  async list(): Promise<ForwardSession[]> {
-    return [...this.sessions.values()].map((entry) => entry.session);
-  }
-
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
-  }
 }

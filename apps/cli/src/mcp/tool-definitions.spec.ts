@@ -1,0 +1,56 @@
+import { OPERATIONS } from '@svc/common';
+import { mcpTools } from './tool-definitions';
+
+describe('mcpTools', () => {
+  it('lists every operation of the catalog, in catalog order', () => {
+    expect(mcpTools({ readOnly: false }).map((tool) => tool.name)).toEqual(OPERATIONS.map((op) => op.name));
+  });
+
+  it('lists only the read-only operations with readOnly, marked with readOnlyHint', () => {
+    const tools = mcpTools({ readOnly: true });
+    const reads = [
+      'devices_list',
+      'device_status',
+      'device_audit_logs',
+      'device_access_list',
+      'device_ls',
+      'forward_list',
+      'device_deployment_list',
+      'device_deployment_show',
+      'device_deployment_active',
+      'device_deployment_status',
+      'org_list',
+      'org_members_list',
+      'org_devices_list',
+    ];
+    expect(tools.map((tool) => tool.name)).toEqual(reads);
+    for (const tool of tools) expect(tool.definition.annotations?.readOnlyHint).toBe(true);
+  });
+
+  const definition = (name: string) => mcpTools({ readOnly: false }).find((tool) => tool.name === name)!.definition;
+
+  it('builds the input schema from the catalog: types, required, allowed values, defaults, nothing else accepted', () => {
+    expect(definition('device_access_add').inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        device: { type: 'string', description: 'device name or id' },
+        email_or_org_id: { type: 'string', description: 'an e-mail or an organization id' },
+        role: { type: 'string', description: 'role', enum: ['admin', 'editor', 'viewer'] },
+      },
+      required: ['device', 'email_or_org_id', 'role'],
+      additionalProperties: false,
+    });
+    expect(definition('device_sync').inputSchema.properties).toMatchObject({ delete: { type: 'boolean', default: false }, exclude: { type: 'array', items: { type: 'string' } } });
+    expect(definition('device_sync').inputSchema.required).toEqual(['source', 'dest']);
+  });
+
+  it('tells a model how [Batch] targets, remote paths and command output work', () => {
+    expect(definition('device_status').description).toMatch(/^Connection status.*\[Batch\] Give either device .* or devices .*not both/);
+    expect(definition('device_cp').description).toContain('A path written <device>:<path> is on that device; a plain path is on the machine running svc mcp');
+    expect(definition('device_exec').description).toMatch(/without a shell.*non-zero exit_code is data.*cut at 100 KB/);
+    expect(definition('forward_start').description).toContain('until this svc mcp server exits');
+    expect(definition('org_list').description).not.toContain('[Batch]');
+    expect(definition('device_deploy').description).toMatch(/file is a path on the machine running svc mcp/);
+    expect(definition('device_deployment_status').description).toMatch(/\[Batch\] Give either device/);
+  });
+});
