@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
+import { deployRequest, serviceJob } from './fixtures/deployments';
 import { expectError } from './fixtures/expect-error';
 import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
@@ -193,8 +194,19 @@ describe('audit logs', () => {
       await streams.close();
     }
 
+    // Every deployment change, and reading a job's log (an offline device: 503, audited all the same). A rollback is the
+    // device's own report: test/deployments-api-channel.e2e-spec.ts checks its entry.
+    const deployment = (await server.api.post('/devices/aud-1/deployments', { active: true }, owner)).body.id;
+    expect((await server.api.post('/devices/aud-1/deployments/jobs', deployRequest([serviceJob('web')]), owner)).status).toBe(200);
+    const copy = (await server.api.post(`/devices/aud-1/deployments/${deployment}/clone`, {}, owner)).body.id;
+    expect((await server.api.post(`/devices/aud-1/deployments/${copy}/activate`, undefined, owner)).status).toBe(200);
+    expect((await server.api.delete('/devices/aud-1/deployments/jobs/web', owner)).status).toBe(200);
+    expect((await server.api.delete(`/devices/aud-1/deployments/${deployment}`, owner)).status).toBe(200);
+    expect((await server.api.get('/devices/aud-1/deployments/jobs/web/logs', owner)).status).toBe(503);
+
     const stored = await server.app.get(Storage).collection(AUDIT).find({});
-    expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS.filter((action) => action !== 'device.files_synced')));
+    const checkedElsewhere: string[] = ['device.files_synced', 'device.deployment_rolled_back'];
+    expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS.filter((action) => !checkedElsewhere.includes(action))));
     expect(stored.find((e) => e.action === 'user.approved')).toMatchObject({ user: 'admin-key', details: expect.stringContaining('pend@elsewhere.test') });
     expect(stored.find((e) => e.action === 'device.rejected')).toMatchObject({ user: 'owner@audit.test', deviceId: 'aud-1' });
     for (const entry of stored) expect(entry.expiresAt.getTime() - entry.timestamp.getTime()).toBe(30 * DAY_MS);

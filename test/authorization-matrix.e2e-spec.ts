@@ -9,6 +9,7 @@
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
+import { deployRequest, serviceJob } from './fixtures/deployments';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 type Persona = 'owner' | 'shared user' | 'org admin' | 'org member' | 'org viewer' | 'stranger' | 'server admin user' | 'inactive user' | 'admin key';
@@ -44,7 +45,19 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /orgs/acme/devices', mutates: false, call: (s, c, d) => listsDevice(s.api.get('/orgs/acme/devices', c), d) },
   { name: 'DELETE /orgs/acme/devices/:d', mutates: true, call: (s, c, d) => s.api.delete(`/orgs/acme/devices/${d}`, c) },
   { name: 'POST /orgs/acme/devices', mutates: true, call: (s, c, d) => s.api.post('/orgs/acme/devices', { device: d }, c) },
+  { name: 'POST /devices/deployments/list', mutates: false, call: (s, c, d) => s.api.post('/devices/deployments/list', { device: d }, c) },
+  { name: 'POST /devices/deployments/status', mutates: false, call: (s, c, d) => s.api.post('/devices/deployments/status', { device: d }, c) },
+  { name: 'GET /devices/:d/deployment', mutates: false, call: (s, c, d) => s.api.get(`/devices/${d}/deployment`, c) },
+  { name: 'GET /devices/:d/deployments/active', mutates: false, call: (s, c, d) => s.api.get(`/devices/${d}/deployments/active`, c) },
+  { name: 'POST /devices/:d/deployments', mutates: true, call: (s, c, d) => created(s.api.post(`/devices/${d}/deployments`, { active: true }, c)) },
+  { name: 'POST /devices/:d/deployments/jobs', mutates: true, call: (s, c, d) => s.api.post(`/devices/${d}/deployments/jobs`, deployRequest([serviceJob('web')]), c) },
 ];
+
+/** Creating answers 201. */
+async function created(pending: Promise<{ status: number; body: any }>) {
+  const res = await pending;
+  return res.status === 201 ? { ...res, status: 200 } : res;
+}
 
 /** A listing counts as allowed only when the device is in it. */
 async function listsDevice(pending: Promise<{ status: number; body: any }>, device: string) {
@@ -66,6 +79,8 @@ const VIEW: Record<Persona, Outcome> = {
   'admin key': 'forbidden',
 };
 const MANAGE: Record<Persona, Outcome> = { ...VIEW, 'shared user': 'forbidden', 'org member': 'forbidden', 'org viewer': 'forbidden' };
+/** `device:deploy`: editors (the shared user, org members) too, viewers not. */
+const DEPLOY: Record<Persona, Outcome> = { ...VIEW, 'org viewer': 'forbidden' };
 /** Owner-only (`device:own`): the org admin here holds an admin share, which is not ownership. */
 const OWN: Record<Persona, Outcome> = { ...MANAGE, 'org admin': 'forbidden' };
 /** Org device routes: non-members do not see the org; server admins see it but not its devices. */
@@ -87,6 +102,12 @@ const EXPECTED: Record<string, Record<Persona, Outcome>> = {
   'GET /orgs/acme/devices': ORG_MEMBERS,
   'DELETE /orgs/acme/devices/:d': ORG_ADMIN_ONLY,
   'POST /orgs/acme/devices': ORG_ADMIN_AND_OWNER,
+  'POST /devices/deployments/list': VIEW,
+  'POST /devices/deployments/status': VIEW,
+  'GET /devices/:d/deployment': VIEW,
+  'GET /devices/:d/deployments/active': VIEW,
+  'POST /devices/:d/deployments': DEPLOY,
+  'POST /devices/:d/deployments/jobs': DEPLOY,
 };
 
 function outcomeOf(res: { status: number; body: any }): Outcome | string {
@@ -121,6 +142,8 @@ describe('authorization matrix', () => {
     for (const [persona, email] of Object.entries(EMAILS)) callers[persona as Persona] = await server.login(email);
     callers['admin key'] = server.admin;
     sharedDevice = await freshDevice();
+    // The read routes answer about the active deployment: give the shared device one.
+    expect((await server.api.post(`/devices/${sharedDevice}/deployments`, { active: true }, callers.owner)).status).toBe(201);
   });
   afterAll(async () => {
     await server?.close();

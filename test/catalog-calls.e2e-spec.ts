@@ -15,6 +15,7 @@ import {
   RouteResults,
 } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
+import { deployRequest, serviceJob } from './fixtures/deployments';
 import { schemaErrors } from './fixtures/json-schema';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { pollRegistration, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
@@ -81,6 +82,20 @@ describe('operation catalog: calls as the catalog describes them', () => {
     await call('device_access_remove', alice, { device: 'pi-1', email_or_org_id: BOB });
 
     await call('device_exec', alice, { devices: ['pi-1'], command: ['true'], timeout_secs: 5 });
+
+    const created = await call('device_deployment_new', alice, { device: 'pi-1' });
+    await call('device_deployment_activate', alice, { device: 'pi-1', deployment_id: created.id });
+    const deployed = await server.api.post('/devices/pi-1/deployments/jobs', deployRequest([serviceJob('web')]), alice);
+    fits('deployment_jobs_deploy', deployed.body);
+    expect((await call('device_deployment_active', alice, { device: 'pi-1' })).active_deployment_id).toBe(created.id);
+    expect((await call('device_deployment_show', alice, { device: 'pi-1' })).jobs).toEqual([serviceJob('web')]);
+    expect((await call('device_deployment_status', alice, { device: 'pi-1' })).status).toBe('pending');
+    expect((await call('device_deployment_status', alice, { devices: ['pi-1', 'nope'] })).results).toHaveLength(2);
+    const copy = await call('device_deployment_clone', alice, { device: 'pi-1', deployment_id: created.id, active: false });
+    expect((await call('device_deployment_list', alice, { device: 'pi-1' })).deployments).toHaveLength(2);
+    await call('device_deployment_list', alice, { devices: ['pi-1'] });
+    await call('device_undeploy', alice, { device: 'pi-1', job_id: 'web', deployment_id: copy.id });
+    await call('device_deployment_rm', alice, { device: 'pi-1', deployment_id: copy.id });
 
     await call('org_create', server.admin, { id: 'acme', email: ALICE });
     await call('org_update', alice, { id: 'acme', new_id: 'acme-2' });

@@ -15,6 +15,7 @@ import { AccessModule } from './access/access.module';
 import { OrgsModule } from './orgs/orgs.module';
 import { HealthController } from './health/health.controller';
 import { RelayModule } from './relay/relay.module';
+import { DeploymentsModule } from './deployments/deployments.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -40,6 +41,7 @@ export class AppModule {
         DevicesModule,
         AccessModule,
         OrgsModule,
+        DeploymentsModule,
         RelayModule.forRoot({ listen: options.relay !== false }),
       ],
       controllers: [HealthController],

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'ACCOUNT_SUBJECT_MISMATCH'
   | 'NOT_FOUND'
   | 'DEVICE_NOT_FOUND'
+  | 'NO_ACTIVE_DEPLOYMENT'
   | 'CONFLICT'
   | 'GONE'
   | 'PAYLOAD_TOO_LARGE'
@@ -29,6 +30,7 @@ export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   ACCOUNT_SUBJECT_MISMATCH: 403,
   NOT_FOUND: 404,
   DEVICE_NOT_FOUND: 404,
+  NO_ACTIVE_DEPLOYMENT: 404,
   CONFLICT: 409,
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -102,6 +104,13 @@ export class NotFoundError extends DomainError {
 export class DeviceNotFoundError extends DomainError {
   constructor() {
     super('DEVICE_NOT_FOUND', 'Device not found');
+  }
+}
+
+/** The device exists and is visible, but none of its deployments is active (the operation defaults to the active one). */
+export class NoActiveDeploymentError extends DomainError {
+  constructor() {
+    super('NO_ACTIVE_DEPLOYMENT', 'No active deployment');
   }
 }
 

@@ -8,6 +8,12 @@ import { jsonNestsDeeperThan } from './json-depth';
  */
 const CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'];
 const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
+/**
+ * Routes whose body may be larger than `maxJsonBodyBytes` (a deployment with its inlined files):
+ * with credentials they read it themselves once authenticated (`readLargeJsonBody`), so nobody
+ * unauthenticated makes the server parse megabytes; without, the usual limit applies.
+ */
+const LARGE_BODY_ROUTES = [/^\/devices\/[^/]+\/deployments\/jobs\/?$/];
 
 /** Thrown from the parser's verify hook; carries the answer to give. */
 class BodyRefused extends Error {
@@ -29,8 +35,24 @@ export function jsonBodyMiddleware() {
     if (req.method === 'PUT' && req.is('application/octet-stream')) return next();
     const refused = carriesBody(req) ? refusal(req) : undefined;
     if (refused) return next(refused);
-    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req)));
+    if (readByRoute(req)) return next();
+    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req, LIMITS.maxJsonBodyBytes)));
   };
+}
+
+function readByRoute(req: Request): boolean {
+  const credentials = req.headers.authorization !== undefined || req.headers['x-admin-key'] !== undefined;
+  return credentials && req.method === 'POST' && LARGE_BODY_ROUTES.some((route) => route.test(req.path));
+}
+
+/**
+ * The JSON body of a large-body route (LARGE_BODY_ROUTES), read after authentication with the
+ * route's own limit and every other rule of the middleware; undefined when the request has none.
+ */
+export function readLargeJsonBody(req: Request, res: Response, limit: number): Promise<unknown> {
+  if ((req as { _body?: boolean })._body) return Promise.resolve(req.body);
+  const parse = json({ limit, strict: true, verify: checkDecodedBody });
+  return new Promise((resolve, reject) => parse(req, res, (err?: unknown) => (err === undefined ? resolve(req.body) : reject(toDomainError(err, req, limit)))));
 }
 
 /** A declared length of 0 is no body; some clients send it on every request. */
@@ -58,14 +80,14 @@ function unsupportedCharset(): DomainError {
   return new InvalidInputError('Unsupported charset; send UTF-8 JSON');
 }
 
-function toDomainError(err: unknown, req: Request): unknown {
+function toDomainError(err: unknown, req: Request, limit: number): unknown {
   if (err instanceof BodyRefused) return err.answer;
   const { type, status } = err as { type?: string; status?: number };
   switch (type) {
     case 'entity.parse.failed':
       return new InvalidInputError('Request body is not valid JSON');
     case 'entity.too.large':
-      return new DomainError('PAYLOAD_TOO_LARGE', `Request body is too large (limit ${LIMITS.maxJsonBodyBytes / 1024} KiB)`);
+      return new DomainError('PAYLOAD_TOO_LARGE', `Request body is too large (limit ${limit / 1024} KiB)`);
     case 'charset.unsupported':
       return unsupportedCharset();
     case 'request.aborted':

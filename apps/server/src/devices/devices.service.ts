@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLogsResult, DeviceListItem, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { AuditRepository } from '../storage/repositories/audit.repository';
+import { Storage } from '../storage/storage.port';
 import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
 import { AuditService } from '../audit/audit.service';
 import { PendingReview, RegistrationsService } from '../registrations/registrations.service';
@@ -28,6 +31,9 @@ export class DevicesService {
     private readonly presence: DevicePresence,
     private readonly revocations: DeviceRevocations,
     private readonly audit: AuditService,
+    private readonly storage: Storage,
+    private readonly deployments: DeploymentsRepository,
+    private readonly auditRecords: AuditRepository,
   ) {}
 
   /**
@@ -158,11 +164,19 @@ export class DevicesService {
     };
   }
 
-  /** A pending request becomes rejected; an approved device is removed and its key revoked. */
+  /**
+   * A pending request becomes rejected; an approved device is removed and its key revoked. Its
+   * deployments and reports go with it, in the same transaction: a device registered later under
+   * the same id starts without them.
+   */
   async reject(principal: UserPrincipal, ref: string): Promise<{ status: 'rejected' }> {
     if (await this.registrations.rejectPending(principal, ref)) return { status: 'rejected' };
     const { device } = await this.policy.requireDevice(principal, ref, 'device:own');
-    if (!(await this.devices.delete(callerAccess(principal.scopes), device.id))) throw new DeviceNotFoundError();
+    await this.storage.transaction(async () => {
+      if (!(await this.devices.delete(callerAccess(principal.scopes), device.id))) throw new DeviceNotFoundError();
+      await this.deployments.removeDevice(device.id);
+      await this.auditRecords.deleteReports(device.id);
+    });
     await this.audit.record(principal, 'device.removed', { deviceId: device.id, details: `removed device ${device.id} (${device.name}); API key revoked` });
     await this.revocations.revoked(device, 'removed');
     return { status: 'rejected' };

@@ -49,6 +49,19 @@ describe('TunnelRegistry', () => {
 
   const presenceOf = async (id: string) => (await presence.presenceOf([id])).get(id);
 
+  it('tells its listeners of each registered session once it is live, before a replaced one closes', () => {
+    const seen: string[] = [];
+    const first = new FakeSession('d1');
+    registry.onRegistered((session) => seen.push(`${session.deviceId}:${session === first ? 'first' : 'second'}:${registry.sessionOf('d1') === session}:${first.closedWith ?? 'open'}`));
+    registry.onRegistered(() => {
+      throw new Error('a failing listener stops nobody');
+    });
+    registry.register(first);
+    registry.register(new FakeSession('d1'));
+    expect(seen).toEqual(['d1:first:true:open', 'd1:second:true:open']);
+    expect(first.closedWith).toBe('replaced by a new connection');
+  });
+
   it('reports a registered device online with its uptime, and unreachable once its tunnel closes', async () => {
     const session = new FakeSession('d1');
     registry.register(session);

@@ -17,6 +17,7 @@ export class TunnelRegistry {
   /** Names this process in the tunnel directory. */
   readonly holder = randomUUID();
   private readonly live = new Map<string, TunnelSession>();
+  private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
   private readonly logger = new Logger('TunnelRegistry');
 
   constructor(
@@ -33,7 +34,19 @@ export class TunnelRegistry {
     this.report(this.directory.connected(deviceId, this.holder, this.clock.now()));
     this.lastSeen.touch(deviceId);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
+    for (const listener of this.registeredListeners) {
+      try {
+        listener(session);
+      } catch (err) {
+        this.logger.error(`a listener of new tunnels failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
     previous?.close('replaced by a new connection');
+  }
+
+  /** Runs for every session this process registers, once it is live (the deployment channel opens then). */
+  onRegistered(listener: (session: TunnelSession) => void): void {
+    this.registeredListeners.push(listener);
   }
 
   /** The live session of a device held by this process. */

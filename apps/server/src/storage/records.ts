@@ -1,5 +1,5 @@
 /** The persisted records and their collections: the single schema both adapters build from. */
-import type { OrgRole } from '@svc/common';
+import type { Job, OrgRole, RollbackPolicy } from '@svc/common';
 import { defineCollection } from './storage.port';
 
 export interface UserRecord {
@@ -185,6 +185,8 @@ export interface ReportRecord {
   id: string;
   deviceId: string;
   kind: string;
+  /** What the report is about within its kind (a deployment_status report: the deployment id), for "the newest report on X". */
+  subject?: string | null;
   createdAt: Date;
   data: Record<string, unknown>;
   expiresAt: Date;
@@ -192,10 +194,53 @@ export interface ReportRecord {
 
 export const REPORTS = defineCollection<ReportRecord>({
   name: 'reports',
-  fields: { deviceId: 'string', kind: 'string', createdAt: 'date', data: 'json', expiresAt: 'date' },
-  indexes: [['deviceId', 'createdAt']],
+  fields: { deviceId: 'string', kind: 'string', subject: 'string', createdAt: 'date', data: 'json', expiresAt: 'date' },
+  indexes: [['deviceId', 'createdAt'], ['deviceId', 'kind', 'subject', 'createdAt']],
   expiresAt: 'expiresAt',
   conflictMessage: 'Report already exists',
+});
+
+/** One deployment of a device (DeploymentDocument without `active`, which the device's head decides). */
+export interface DeploymentRecord {
+  id: string;
+  deviceId: string;
+  name: string | null;
+  jobs: Job[];
+  rollback: RollbackPolicy | null;
+  createdAt: Date;
+  /** The last change of its jobs, rollback policy or name. */
+  updatedAt: Date;
+  /**
+   * When it last became active. Activating writes it, so an activation and a removal of the same
+   * deployment touch one document and cannot both commit (MongoDB would otherwise let two
+   * transactions pass each other: the head pointing at a removed deployment).
+   */
+  activatedAt: Date | null;
+}
+
+export const DEPLOYMENTS = defineCollection<DeploymentRecord>({
+  name: 'deployments',
+  fields: { deviceId: 'string', name: 'string', jobs: 'json', rollback: 'json', createdAt: 'date', updatedAt: 'date', activatedAt: 'date' },
+  indexes: [['deviceId', 'createdAt']],
+  conflictMessage: 'Deployment already exists',
+});
+
+/**
+ * Which deployment of a device is active: one record per device (id = device id), so two active
+ * deployments cannot be represented, and activating one is the single write that deactivates the
+ * other. `revision` grows with every change of the device's desired state (activation, the active
+ * deployment's jobs, a rollback): the deployment channel sends it along, and replicas compare it.
+ */
+export interface DeploymentHeadRecord {
+  id: string;
+  activeDeploymentId: string | null;
+  revision: number;
+}
+
+export const DEPLOYMENT_HEADS = defineCollection<DeploymentHeadRecord>({
+  name: 'deployment_heads',
+  fields: { activeDeploymentId: 'string', revision: 'number' },
+  conflictMessage: 'Deployment head already exists',
 });
 
 /**
@@ -221,4 +266,4 @@ export const REVOCATIONS = defineCollection<RevocationRecord>({
   conflictMessage: 'Revocation already recorded',
 });
 
-export const ALL_COLLECTIONS = [USERS, ORGS, MEMBERSHIPS, DEVICES, REGISTRATIONS, AUDIT, REPORTS, REVOCATIONS];
+export const ALL_COLLECTIONS = [USERS, ORGS, MEMBERSHIPS, DEVICES, REGISTRATIONS, AUDIT, REPORTS, REVOCATIONS, DEPLOYMENTS, DEPLOYMENT_HEADS];

@@ -14,8 +14,9 @@ import { DevicesRepository } from './repositories/devices.repository';
 import { RegistrationsRepository } from './repositories/registrations.repository';
 import { RevocationsRepository } from './repositories/revocations.repository';
 import { AuditRepository } from './repositories/audit.repository';
+import { DeploymentsRepository } from './repositories/deployments.repository';
 
-const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository, RevocationsRepository];
+const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository, RevocationsRepository, DeploymentsRepository];
 
 /** Picks the adapter from the configuration: MongoDB when DB_URI is set, else embedded SQLite. */
 @Global()

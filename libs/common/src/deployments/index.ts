@@ -1,1 +1,5 @@
 export * from './model';
+export * from './schema';
+export * from './request-checks';
+export * from './update-labels';
+export * from './channel';

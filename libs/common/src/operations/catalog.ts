@@ -15,15 +15,16 @@ const DEVICE_LIST_EXTRA = {
 
 export const OPERATIONS = [
   // Device management
-  defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, params: {} }),
-  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, params: { device: str('registration request id or device id') } }),
-  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, params: { device } }),
-  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, params: { ...BATCH_TARGET } }),
+  defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, readOnly: true, params: {} }),
+  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, readOnly: false, params: { device: str('registration request id or device id') } }),
+  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, params: { device } }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, params: { ...BATCH_TARGET } }),
   defineOperation({
     name: 'device_audit_logs',
     http: route('POST', '/devices/audit-logs'),
     summary: 'Audit log entries of a device',
     batch: true,
+    readOnly: true,
     params: {
       ...BATCH_TARGET,
       since: optStr('ISO 8601 lower bound (inclusive)'),
@@ -32,22 +33,24 @@ export const OPERATIONS = [
     },
   }),
   // Device access control
-  defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, params: { device } }),
+  defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, params: { device } }),
   defineOperation({
     name: 'device_access_add',
     http: route('POST', '/devices/{device}/access'),
     summary: 'Share a device with a user or an organization',
     batch: false,
+    readOnly: false,
     params: { device, email_or_org_id: str('an e-mail or an organization id'), role },
   }),
-  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
+  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, readOnly: false, params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
   // File operations
-  defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, params: { path: str('<device>:<path>') } }),
-  defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
+  defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, readOnly: true, params: { path: str('<device>:<path>') } }),
+  defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, readOnly: false, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
   defineOperation({
     name: 'device_sync',
     summary: 'Synchronise a directory to or from a device',
     batch: false,
+    readOnly: false,
     params: {
       source: str('local path or <device>:<path>'),
       dest: str('local path or <device>:<path>'),
@@ -62,23 +65,26 @@ export const OPERATIONS = [
     http: route('POST', '/api/exec', { stdin: optStr("text written to the command's stdin, then closed") }),
     summary: 'Run a command on a device',
     batch: true,
+    readOnly: false,
     params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', 30) },
   }),
   defineOperation({
     name: 'docker_exec',
     summary: 'Run a container CLI command against the device engine',
     batch: false,
+    readOnly: false,
     params: { device, args: strList('container CLI arguments'), timeout_secs: num('timeout in seconds', 60) },
   }),
   // Port forwarding
-  defineOperation({ name: 'forward_start', summary: 'Forward local ports or sockets to a device', batch: false, params: { device, specs: strList('<local>:<remote> pairs') } }),
-  defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, params: { session_id: str('forward session id') } }),
-  defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, params: {} }),
+  defineOperation({ name: 'forward_start', summary: 'Forward local ports or sockets to a device', batch: false, readOnly: false, params: { device, specs: strList('<local>:<remote> pairs') } }),
+  defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, readOnly: false, params: { session_id: str('forward session id') } }),
+  defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, readOnly: true, params: {} }),
   // Deployment operations
   defineOperation({
     name: 'device_deploy',
     summary: 'Deploy a compose file or run spec',
     batch: false,
+    readOnly: false,
     params: {
       device,
       file: str('path to a compose file or run-spec YAML'),
@@ -89,47 +95,55 @@ export const OPERATIONS = [
   }),
   defineOperation({
     name: 'device_undeploy',
+    http: route('DELETE', '/devices/{device}/deployments/jobs/{job_id}'),
     summary: 'Remove a job from a deployment',
     batch: false,
+    readOnly: false,
     params: { device, job_id: str('job id'), deployment_id: optStr('deployment id (active when omitted)') },
   }),
-  defineOperation({ name: 'device_deployment_list', summary: 'List deployments', batch: true, params: { ...BATCH_TARGET } }),
-  defineOperation({ name: 'device_deployment_new', summary: 'Create a deployment', batch: false, params: { device, active: bool('make it active', false) } }),
-  defineOperation({ name: 'device_deployment_show', summary: 'Show a deployment', batch: false, params: { device, deployment_id: optStr('deployment id (active when omitted)') } }),
-  defineOperation({ name: 'device_deployment_rm', summary: 'Remove a deployment', batch: false, params: { device, deployment_id: str('deployment id') } }),
-  defineOperation({ name: 'device_deployment_active', summary: 'Show the active deployment id', batch: false, params: { device } }),
-  defineOperation({ name: 'device_deployment_activate', summary: 'Activate a deployment', batch: false, params: { device, deployment_id: str('deployment id') } }),
+  defineOperation({ name: 'device_deployment_list', http: route('POST', '/devices/deployments/list'), summary: 'List deployments', batch: true, readOnly: true, params: { ...BATCH_TARGET } }),
+  defineOperation({ name: 'device_deployment_new', http: route('POST', '/devices/{device}/deployments'), summary: 'Create a deployment', batch: false, readOnly: false, params: { device, active: bool('make it active', false) } }),
+  defineOperation({ name: 'device_deployment_show', http: route('GET', '/devices/{device}/deployment'), summary: 'Show a deployment', batch: false, readOnly: true, params: { device, deployment_id: optStr('deployment id (active when omitted)') } }),
+  defineOperation({ name: 'device_deployment_rm', http: route('DELETE', '/devices/{device}/deployments/{deployment_id}'), summary: 'Remove a deployment', batch: false, readOnly: false, params: { device, deployment_id: str('deployment id') } }),
+  defineOperation({ name: 'device_deployment_active', http: route('GET', '/devices/{device}/deployments/active'), summary: 'Show the active deployment id', batch: false, readOnly: true, params: { device } }),
+  defineOperation({ name: 'device_deployment_activate', http: route('POST', '/devices/{device}/deployments/{deployment_id}/activate'), summary: 'Activate a deployment', batch: false, readOnly: false, params: { device, deployment_id: str('deployment id') } }),
   defineOperation({
     name: 'device_deployment_status',
+    http: route('POST', '/devices/deployments/status'),
     summary: 'Status of a deployment and its jobs',
     batch: true,
+    readOnly: true,
     params: { ...BATCH_TARGET, deployment_id: optStr('deployment id (active when omitted)') },
   }),
   defineOperation({
     name: 'device_deployment_clone',
+    http: route('POST', '/devices/{device}/deployments/{deployment_id}/clone'),
     summary: 'Clone a deployment',
     batch: false,
+    readOnly: false,
     params: { device, deployment_id: str('source deployment id'), active: bool('make it active', false) },
   }),
   // Organization management
-  defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, params: {} }),
-  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, params: { id: str('organization id'), email: str('owner e-mail') } }),
-  defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, params: { id: str('organization id') } }),
-  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, params: { id: str('current organization id'), new_id: str('new organization id') } }),
-  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List members', batch: false, params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
-  defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, params: { org_id: str('organization id'), email: str('member e-mail') } }),
-  defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, params: { org_id: str('organization id'), device } }),
-  defineOperation({ name: 'org_devices_remove', http: route('DELETE', '/orgs/{org_id}/devices/{device}'), summary: 'Take a device out of an organization', batch: false, params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, readOnly: true, params: {} }),
+  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, params: { id: str('organization id'), email: str('owner e-mail') } }),
+  defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, params: { id: str('organization id') } }),
+  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, params: { id: str('current organization id'), new_id: str('new organization id') } }),
+  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List members', batch: false, readOnly: true, params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, readOnly: false, params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
+  defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, readOnly: false, params: { org_id: str('organization id'), email: str('member e-mail') } }),
+  defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, readOnly: true, params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, readOnly: false, params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_devices_remove', http: route('DELETE', '/orgs/{org_id}/devices/{device}'), summary: 'Take a device out of an organization', batch: false, readOnly: false, params: { org_id: str('organization id'), device } }),
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
 
 /**
- * Operations that no single server route serves yet: file transfer, container and forwarding
- * sessions are compositions the client runs over device streams (the tunnel issue), and
- * deployments arrive with their own issue. A test keeps this list and the catalog in step.
+ * Operations that no single server route serves: file transfer, container and forwarding sessions
+ * are compositions the client runs over device streams (the tunnel issue), and device_deploy reads
+ * its `file` on the caller's side and sends the result to `POST /devices/{device}/deployments/jobs`
+ * (a route of its own, RouteResults.deployment_jobs_deploy). A test keeps this list and the catalog
+ * in step.
  */
 export const UNROUTED_OPERATIONS: readonly OperationName[] = [
   'device_ls',
@@ -140,15 +154,6 @@ export const UNROUTED_OPERATIONS: readonly OperationName[] = [
   'forward_stop',
   'forward_list',
   'device_deploy',
-  'device_undeploy',
-  'device_deployment_list',
-  'device_deployment_new',
-  'device_deployment_show',
-  'device_deployment_rm',
-  'device_deployment_active',
-  'device_deployment_activate',
-  'device_deployment_status',
-  'device_deployment_clone',
 ];
 
 export function findOperation(name: string) {

@@ -19,6 +19,11 @@ describe('httpRequestFor: an operation call as the REST request the catalog says
     expect(httpRequestFor(op('devices_list'), input)).toEqual({ method: 'GET', path: '/devices', query: [['limit', '100'], ['status', 'online']] });
   });
 
+  it("sends a DELETE's other parameters in the query string: a DELETE carries no body", () => {
+    const input: OperationInput<'device_undeploy'> = { device: 'pi-1', job_id: 'web', deployment_id: 'd-1' };
+    expect(httpRequestFor(op('device_undeploy'), input)).toEqual({ method: 'DELETE', path: '/devices/pi-1/deployments/jobs/web', query: [['deployment_id', 'd-1']] });
+  });
+
   it('keeps a [Batch] target and lists as JSON in the body', () => {
     const input: OperationInput<'device_exec'> = { devices: ['a', 'b'], command: ['uname', '-a'] };
     expect(httpRequestFor(op('device_exec'), { ...input, stdin: 'x' }).body).toEqual({ devices: ['a', 'b'], command: ['uname', '-a'], stdin: 'x' });

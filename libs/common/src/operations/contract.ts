@@ -19,7 +19,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * The REST route that serves an operation. `{name}` segments of the path are the operation's own
- * parameters; the others travel in the query string (GET) or the JSON body (everything else).
+ * parameters; the others travel in the query string (GET, DELETE) or the JSON body (everything else).
  */
 export interface HttpRoute {
   method: HttpMethod;
@@ -36,6 +36,12 @@ export interface OperationContract {
   summary: string;
   /** [Batch] tools take `device` or `devices` (mutually exclusive) and answer `{results: [...]}`. */
   batch: boolean;
+  /**
+   * Changes nothing anywhere (server, device or the caller's machine): the tools `svc mcp
+   * --read-only` offers. A tool that can change something, even only sometimes (device_exec,
+   * device_sync with dry_run), is not read-only.
+   */
+  readOnly: boolean;
   params: Record<string, ParamSpec>;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
@@ -49,15 +55,18 @@ export function pathParams(http: HttpRoute): string[] {
   return [...http.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
 }
 
-/** Where each parameter travels on the operation's route. */
+/**
+ * Where each parameter travels on the operation's route. GET and DELETE carry no body (the server
+ * refuses one), so their other parameters travel in the query string.
+ */
 export function paramLocation(http: HttpRoute, param: string): 'path' | 'query' | 'body' {
   if (pathParams(http).includes(param)) return 'path';
-  return http.method === 'GET' ? 'query' : 'body';
+  return http.method === 'GET' || http.method === 'DELETE' ? 'query' : 'body';
 }
 
 /**
  * The request that performs an operation over REST: path parameters substituted (URI-encoded),
- * the rest in `query` (GET; lists as repeated keys) or `body`. Parameters left undefined are
+ * the rest in `query` (GET, DELETE; lists as repeated keys) or `body`. Parameters left undefined are
  * not sent. The CLI SDK sends exactly this.
  */
 export interface HttpRequestSpec {
@@ -84,7 +93,7 @@ export function httpRequestFor(op: OperationContract, input: Record<string, unkn
   }
   const missing = Object.entries(op.params).filter(([name, spec]) => spec.required && input[name] === undefined);
   if (missing.length > 0) throw new Error(`${op.name} needs ${missing.map(([name]) => name).join(', ')}`);
-  const sendsBody = http.method !== 'GET' && (http.method !== 'DELETE' || Object.keys(body).length > 0);
+  const sendsBody = http.method !== 'GET' && http.method !== 'DELETE';
   return sendsBody ? { method: http.method, path, query, body } : { method: http.method, path, query };
 }
 

@@ -3,6 +3,7 @@
  * OpenAPI response documents and `svc mcp`'s output schemas are built from these.
  */
 import type { OperationResults, RouteResults } from './results';
+import { DEPLOYMENT_STATES, HEALTH_STATES, JOB_STATES, JOB_TYPES } from '../deployments/model';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -48,9 +49,45 @@ const deviceStatus = object({ status: { type: 'string', enum: ['online', 'offlin
 const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);
 const accessEntry = { oneOf: [object({ email: string, role }), object({ org_id: string, role })] };
 const execResult = object({ output: string, exit_code: integer, timed_out: boolean });
-const job = object({ id: string, enabled: boolean, type: string });
-const deployment = object({ id: string, active: boolean, jobs: array(job) });
-const deploymentStatus = object({ deployment_id: string, status: string, jobs: array(object({ id: string, status: string, health: string })) });
+const dateTime = { type: 'string', format: 'date-time' };
+/** A job's other fields (workdir, files, env, steps, …) are the run-spec's: docs/runspec.md, JOB_SCHEMA. */
+const job = object({ id: string, enabled: boolean, type: { type: 'string', enum: [...JOB_TYPES] } });
+const deployment = object(
+  {
+    id: string,
+    active: boolean,
+    jobs: array(job),
+    name: string,
+    rollback: object({ on_health_failure: {}, stabilization_period_secs: integer }),
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+  ['name', 'rollback'],
+);
+/** The runtime's report may add detail beyond these (restarts, exit codes, step outcomes, log tail). */
+const jobStatus = object(
+  {
+    id: string,
+    status: { type: 'string', enum: [...JOB_STATES] },
+    health: { type: 'string', enum: [...HEALTH_STATES] },
+    restarts: integer,
+    exit_code: nullable(integer),
+    reason: string,
+    steps: array(object({ name: string, status: string, exit_code: nullable(integer), attempts: integer }, ['exit_code', 'attempts'])),
+    log_tail: array(string),
+  },
+  ['restarts', 'exit_code', 'reason', 'steps', 'log_tail'],
+);
+const deploymentStatus = object(
+  {
+    deployment_id: string,
+    status: { type: 'string', enum: [...DEPLOYMENT_STATES] },
+    jobs: array(jobStatus),
+    rollback: object({ reason: string, to_deployment_id: nullable(string) }),
+    reported_at: nullable(dateTime),
+  },
+  ['rollback'],
+);
 const forwardSession = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
 
 export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
@@ -104,4 +141,5 @@ export const ROUTE_RESULT_SCHEMAS: Record<keyof RouteResults, JsonSchema> = {
   device_status_one: deviceStatus,
   device_audit_logs_one: auditLogs,
   devices_list_page: object({ items: array(deviceListItem), next_cursor: nullable(string) }),
+  deployment_jobs_deploy: object({ status: { type: 'string', enum: ['deployed'] }, deployment_id: string }),
 };

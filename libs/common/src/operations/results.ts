@@ -1,6 +1,7 @@
 /** Result shapes of the operations, exactly as the specification's tool table gives them. */
 import type { ErrorCode } from '../errors';
 import type { ToolRole } from '../roles';
+import type { DeploymentDocument, DeploymentStatusReport } from '../deployments/model';
 
 export type DeviceConnectionStatus = 'online' | 'offline';
 
@@ -122,22 +123,23 @@ export interface ForwardSession {
   targets: string[];
 }
 
-export interface DeploymentJob {
-  id: string;
-  enabled: boolean;
-  type: string;
+/** A deployment in answers: the spec's `{id, active, jobs}` with full jobs, plus name, rollback policy and times. */
+export type Deployment = DeploymentDocument;
+
+/**
+ * device_deployment_status: the newest report the device sent for the deployment (the spec's
+ * `{deployment_id, status, jobs: [{id, status, health}]}` plus its detail). A deployment the device
+ * has not reported on yet answers `status: "pending"`, each job `pending`/`unknown`, and
+ * `reported_at: null`.
+ */
+export interface DeploymentStatus extends Omit<DeploymentStatusReport, 'reported_at'> {
+  reported_at: string | null;
 }
 
-export interface Deployment {
-  id: string;
-  active: boolean;
-  jobs: DeploymentJob[];
-}
-
-export interface DeploymentStatus {
+/** POST /devices/:device/deployments/jobs, what device_deploy sends: the deployment the jobs went into. */
+export interface DeployJobsResult {
+  status: 'deployed';
   deployment_id: string;
-  status: string;
-  jobs: { id: string; status: string; health: string }[];
 }
 
 /** A [Batch] operation answers its single result for `device`, or BatchResult for `devices`. */
@@ -190,7 +192,8 @@ export type OperationResult<N extends keyof OperationResults> = OperationResults
 
 /**
  * Answers of the REST routes that are not tools of the specification: the runtime's registration,
- * the bulk reject, one device's status and audit log by path, a page of the device listing.
+ * the bulk reject, one device's status and audit log by path, a page of the device listing, the
+ * deploy route that device_deploy composes (it reads its file on the caller's side).
  */
 export interface RouteResults {
   registration_request: RegistrationRequestResult;
@@ -199,4 +202,5 @@ export interface RouteResults {
   device_status_one: DeviceStatusResult;
   device_audit_logs_one: AuditLogsResult;
   devices_list_page: DeviceListPage;
+  deployment_jobs_deploy: DeployJobsResult;
 }

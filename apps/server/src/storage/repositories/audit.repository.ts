@@ -41,6 +41,17 @@ export class AuditRepository {
     return this.reports.insert(report);
   }
 
+  /** The newest unexpired report of a kind on a subject (e.g. one deployment's status), if any. */
+  async latestReport(deviceId: string, kind: string, subject: string, now: Date): Promise<ReportRecord | null> {
+    const [report] = await this.reports.find({ deviceId, kind, subject, expiresAt: { gt: now } }, { sort: { field: 'createdAt', direction: 'desc' }, limit: 1 });
+    return report ?? null;
+  }
+
+  /** A removed device's reports go with it (its audit entries stay, see DeviceRecord.historySince). */
+  deleteReports(deviceId: string): Promise<number> {
+    return this.reports.deleteMany({ deviceId });
+  }
+
   /** Deletes everything past its retention; MongoDB's TTL index does the same in the background. */
   async purgeExpired(now: Date): Promise<{ audit: number; reports: number }> {
     const audit = await this.audit.deleteMany({ expiresAt: { lte: now } });

@@ -1,0 +1,22 @@
+import { Capability, NotFoundError } from '@svc/common';
+import type { UserPrincipal } from '../auth/principal';
+import { AccessPolicy } from '../authorization/access-policy.service';
+import type { DeviceRecord } from '../storage/records';
+
+/** The device a reference names, if the caller holds `capability` on it (else not found / forbidden). */
+export async function authorizedDeviceId(policy: AccessPolicy, principal: UserPrincipal, ref: string, capability: Capability): Promise<string> {
+  return (await policy.requireDevice(principal, ref, capability)).device.id;
+}
+
+/** A [Batch] resolve step: the device a reference names, keyed by id, if the caller holds `capability`. */
+export function deviceResolver(policy: AccessPolicy, principal: UserPrincipal, capability: Capability) {
+  return async (ref: string): Promise<{ key: string; target: DeviceRecord }> => {
+    const { device } = await policy.requireDevice(principal, ref, capability);
+    return { key: device.id, target: device };
+  };
+}
+
+/** A deployment (or a job in it) that this device does not have. Ids are checked for their form before they get here. */
+export function deploymentNotFound(deploymentId: string, jobId?: string): NotFoundError {
+  return new NotFoundError(jobId === undefined ? `Deployment ${deploymentId} not found` : `Job ${jobId} not found in deployment ${deploymentId}`);
+}

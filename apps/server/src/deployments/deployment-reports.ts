@@ -1,0 +1,83 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { DeploymentStatusReport } from '@svc/common';
+import { AuditService } from '../audit/audit.service';
+import { Clock } from '../common/clock';
+import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { Storage } from '../storage/storage.port';
+import { DeploymentChanges } from './deployment-changes';
+import { changeDeployments, nextRevision } from './deployment-state';
+import { DEPLOYMENT_STATUS_REPORT } from './deployment-status.service';
+import { escapeControlChars } from './report-schema';
+
+const REASON_CHARS = 300;
+
+/**
+ * What the server does with a checked report from a device's deployment channel: store it (it
+ * expires after REPORT_RETENTION_DAYS), and follow a rollback of the active deployment.
+ */
+@Injectable()
+export class DeploymentReports {
+  private readonly logger = new Logger('DeploymentReports');
+  /**
+   * Device id → the head revision at which a rollback to a deployment that no longer exists was
+   * audited: the runtime keeps reporting it while the head stays, and one entry says it.
+   */
+  private readonly unfollowed = new Map<string, number>();
+
+  constructor(
+    private readonly deployments: DeploymentsRepository,
+    private readonly audit: AuditService,
+    private readonly storage: Storage,
+    private readonly changes: DeploymentChanges,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Reports on deployments the device does not have (removed, or made up) are not kept: false. */
+  async store(deviceId: string, report: DeploymentStatusReport): Promise<boolean> {
+    if (!(await this.deployments.find(deviceId, report.deployment_id))) {
+      this.logger.debug(`dropped a report of device ${deviceId} on unknown deployment ${report.deployment_id}`);
+      return false;
+    }
+    await this.audit.recordReport(deviceId, DEPLOYMENT_STATUS_REPORT, report as unknown as Record<string, unknown>, report.deployment_id);
+    if (report.status === 'rolled_back' && report.rollback) await this.followRollback(deviceId, report.deployment_id, report.rollback);
+    return true;
+  }
+
+  /**
+   * The device rolled its active deployment back (health-gated activation failed): the head goes
+   * back to the deployment it now runs, if that still exists, at a new revision, so the desired
+   * state and the device agree again. A report on a deployment that is no longer active (a repeat,
+   * or one the user replaced meanwhile) changes nothing.
+   */
+  private async followRollback(deviceId: string, from: string, rollback: NonNullable<DeploymentStatusReport['rollback']>): Promise<void> {
+    const to = rollback.to_deployment_id;
+    const reason = shorten(escapeControlChars(rollback.reason));
+    const moved = await changeDeployments(this.storage, async () => {
+      const head = await this.deployments.head(deviceId);
+      if (head.activeDeploymentId !== from) return false;
+      const exists = to === null || (await this.deployments.update(deviceId, to, { activatedAt: this.clock.now() }));
+      if (!exists) {
+        if (this.unfollowed.get(deviceId) === head.revision) return false;
+        await this.record(deviceId, `device rolled back deployment ${from} to ${to}, which no longer exists; ${from} stays active: ${reason}`);
+        this.unfollowed.set(deviceId, head.revision);
+        return false;
+      }
+      this.unfollowed.delete(deviceId);
+      await this.deployments.moveHead(head, { activeDeploymentId: to, revision: nextRevision(head, this.clock) });
+      await this.record(deviceId, `device rolled back deployment ${from} to ${to ?? 'none'}: ${reason}`);
+      return true;
+    });
+    if (moved) {
+      this.logger.log(`device ${deviceId} rolled back deployment ${from} to ${to ?? 'none'}`);
+      this.changes.changed(deviceId);
+    }
+  }
+
+  private record(deviceId: string, details: string): Promise<void> {
+    return this.audit.record(`device:${deviceId}`, 'device.deployment_rolled_back', { deviceId, details });
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > REASON_CHARS ? `${text.slice(0, REASON_CHARS)}…` : text;
+}

@@ -1,0 +1,256 @@
+/**
+ * The server half of the deployment channel (docs/protocol.md, "Deployments") with the tunnel
+ * stub as the runtime: the desired state on connect and after each change (also one committed by
+ * another replica, through the head poll), reports stored and answered by device_deployment_status,
+ * hostile lines dropped without losing the channel, a rollback followed, reports expiring. (A job's
+ * log: deployments-api-logs.e2e-spec.ts.)
+ */
+import { DeploymentStatusReport } from '@svc/common';
+import { DAY_MS } from '../apps/server/src/common/clock';
+import { RetentionJob } from '../apps/server/src/audit/retention.job';
+import { DeploymentsRepository } from '../apps/server/src/storage/repositories/deployments.repository';
+import { Storage } from '../apps/server/src/storage/storage.port';
+import { REPORTS } from '../apps/server/src/storage/records';
+import type { Caller } from './fixtures/api-client';
+import { ChannelEnd, deployRequest, runningReport, serviceJob } from './fixtures/deployments';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+
+const OWNER = 'owner@channel.test';
+
+describe('deployment channel', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let owner: Caller;
+  let devices = 0;
+  const stubs: RuntimeStub[] = [];
+
+  async function device(): Promise<{ id: string; apiKey: string }> {
+    const id = `chan-${++devices}`;
+    return { id, apiKey: await registerDevice(server, id, `user:${OWNER}`, owner) };
+  }
+
+  async function connect(apiKey: string, handlers: Parameters<typeof connectRuntimeStub>[0]['handlers']): Promise<RuntimeStub> {
+    const stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey, handlers });
+    expect(stub.hello.ok).toBe(true);
+    stubs.push(stub);
+    return stub;
+  }
+
+  const deploy = (id: string, body: unknown) => server.api.post(`/devices/${id}/deployments/jobs`, body, owner);
+  const status = async (id: string, deploymentId?: string) => (await server.api.post('/devices/deployments/status', { device: id, deployment_id: deploymentId }, owner)).body;
+  const activeOf = async (id: string) => (await server.api.get(`/devices/${id}/deployments/active`, owner)).body.active_deployment_id;
+
+  async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0', REPORT_RETENTION_DAYS: '2' });
+    owner = await server.login(OWNER);
+  });
+  afterAll(async () => {
+    for (const stub of stubs) stub.close();
+    await server?.close();
+    await idp?.stop();
+  });
+
+  it('sends a device without deployments an empty desired state on connect', async () => {
+    const { apiKey } = await device();
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    expect(await channel.next()).toEqual({ revision: 0, deployment: null });
+  });
+
+  it('sends what was deployed while the device was offline on connect, then every change of the active deployment', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: first } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    const initial = await channel.next();
+    expect(initial.deployment).toMatchObject({ id: first, active: true, jobs: [serviceJob('web')] });
+    expect(initial.revision).toBeGreaterThan(0);
+
+    await deploy(id, deployRequest([serviceJob('db')]));
+    const edited = await channel.next((d) => d.revision > initial.revision);
+    expect(edited.deployment?.jobs.map((job) => job.id)).toEqual(['web', 'db']);
+
+    const second = (await server.api.post(`/devices/${id}/deployments`, { active: true }, owner)).body.id;
+    const switched = await channel.next((d) => d.revision > edited.revision);
+    expect(switched.deployment).toMatchObject({ id: second, jobs: [] });
+
+    // A change to a deployment that is not active is not the device's business.
+    const seen = channel.desired.length;
+    await server.api.delete(`/devices/${id}/deployments/jobs/db?deployment_id=${first}`, owner);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(channel.desired.length).toBe(seen);
+    expect(channel.desired.map((d) => d.revision)).toEqual([...channel.desired.map((d) => d.revision)].sort((a, b) => a - b));
+  });
+
+  it('sends a change committed by another replica through the head poll', async () => {
+    const { id, apiKey } = await device();
+    const a = (await server.api.post(`/devices/${id}/deployments`, { active: true }, owner)).body.id;
+    const b = (await server.api.post(`/devices/${id}/deployments`, {}, owner)).body.id;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    expect((await channel.next()).deployment?.id).toBe(a);
+    // Written straight to storage, as another replica would: nobody in this process is told.
+    const repository = server.app.get(DeploymentsRepository);
+    const head = await repository.head(id);
+    await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1 });
+    const moved = await channel.next((d) => d.deployment?.id === b, 0, 10_000);
+    expect(moved.revision).toBe(head.revision + 1);
+  });
+
+  it('stores reports and answers device_deployment_status with the newest', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web'), serviceJob('db')]))).body;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    await channel.next();
+    expect(await status(id)).toMatchObject({ status: 'pending', reported_at: null });
+
+    const report = runningReport(deploymentId, ['web', 'db'], { jobs: [
+      { id: 'web', status: 'running', health: 'healthy', restarts: 2, log_tail: ['listening on :8080', 'colour \u001b[31mred'] },
+      { id: 'db', status: 'restarting', health: 'unhealthy', reason: 'exited with 1', exit_code: 1 },
+    ] });
+    channel.raw(JSON.stringify({ type: 'report', report: { ...report, from_a_newer_runtime: true } }) + '\n');
+    await eventually(async () => (await status(id)).reported_at !== null, 'the report');
+    expect(await status(id)).toEqual({
+      ...report,
+      jobs: [{ ...report.jobs[0], log_tail: ['listening on :8080', 'colour \\u001b[31mred'] }, report.jobs[1]],
+    });
+    const single = await server.api.post('/devices/deployments/status', { devices: [id] }, owner);
+    expect(single.body.results[0]).toMatchObject({ device: id, deployment_id: deploymentId, status: 'running' });
+  });
+
+  it('drops oversized, malformed and made-up lines and keeps the channel', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    await channel.next();
+    channel.raw(`{"type":"report","report":${JSON.stringify('x'.repeat(1536 * 1024))}}\n`);
+    channel.raw('this is not JSON\n');
+    channel.raw(JSON.stringify({ type: 'report', report: { ...runningReport(deploymentId, ['web']), status: 'exploded' } }) + '\n');
+    channel.raw(JSON.stringify({ type: 'report', report: { ...runningReport(deploymentId, ['web']), jobs: Array(100).fill({ id: 'web', status: 'running', health: 'healthy' }) } }) + '\n');
+    channel.report(runningReport('00000000-0000-4000-8000-000000000000', ['web']));
+    channel.raw(JSON.stringify({ type: 'hello-from-the-future' }) + '\n');
+    channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
+    await eventually(async () => (await status(id)).reported_at !== null, 'the valid report');
+    expect((await status(id)).status).toBe('degraded');
+    const stored = await server.app.get(Storage).collection(REPORTS).find({ deviceId: id });
+    expect(stored.map((r) => r.subject)).toEqual([deploymentId]);
+    // Still the same channel: a change still reaches it.
+    const before = channel.desired.length;
+    await deploy(id, deployRequest([serviceJob('db')]));
+    await channel.until(() => channel.desired.length > before);
+    expect(channel.opened).toHaveLength(1);
+  });
+
+  it('follows a rollback of the active deployment: the head goes back, the device gets it, the audit says why', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: good } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const bad = (await server.api.post(`/devices/${id}/deployments/${good}/clone`, { active: true }, owner)).body.id;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    const sent = await channel.next((d) => d.deployment?.id === bad);
+
+    const rolledBack: DeploymentStatusReport = {
+      ...runningReport(bad, ['web'], { status: 'rolled_back' }),
+      jobs: [{ id: 'web', status: 'failed', health: 'unhealthy' }],
+      rollback: { reason: 'web not healthy within 30 s\u001b[2J', to_deployment_id: good },
+    };
+    channel.report(rolledBack);
+    const back = await channel.next((d) => d.revision > sent.revision);
+    expect(back.deployment?.id).toBe(good);
+    expect(await activeOf(id)).toBe(good);
+    expect(await status(id, bad)).toMatchObject({ status: 'rolled_back', rollback: { to_deployment_id: good } });
+
+    const logs = (await server.api.get(`/devices/${id}/audit-logs?max=20`, owner)).body.logs as { user: string; action: string; details: string }[];
+    expect(logs.filter((e) => e.action === 'device.deployment_rolled_back')).toEqual([
+      expect.objectContaining({ user: `device:${id}`, details: `device rolled back deployment ${bad} to ${good}: web not healthy within 30 s\\u001b[2J` }),
+    ]);
+
+    // The same report again (a runtime repeats its state on reconnect) changes nothing.
+    channel.report({ ...rolledBack, reported_at: new Date().toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(await activeOf(id)).toBe(good);
+    expect(channel.desired.filter((d) => d.revision > back.revision)).toEqual([]);
+  });
+
+  it('keeps the active deployment when the device rolled back to one that no longer exists, and audits it once', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: old } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const bad = (await server.api.post(`/devices/${id}/deployments/${old}/clone`, { active: true }, owner)).body.id;
+    expect((await server.api.delete(`/devices/${id}/deployments/${old}`, owner)).status).toBe(200);
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    await channel.next((d) => d.deployment?.id === bad);
+    const report = (reason: string): DeploymentStatusReport => ({ ...runningReport(bad, ['web'], { status: 'rolled_back' }), rollback: { reason, to_deployment_id: old } });
+    channel.report(report('not healthy'));
+    await eventually(async () => (await status(id)).status === 'rolled_back', 'the rollback report');
+    channel.report(report('still not healthy'));
+    await eventually(async () => (await status(id)).rollback?.reason === 'still not healthy', 'the second report');
+    expect(await activeOf(id)).toBe(bad);
+    const logs = (await server.api.get(`/devices/${id}/audit-logs?max=20`, owner)).body.logs as { action: string; details: string }[];
+    expect(logs.filter((e) => e.action === 'device.deployment_rolled_back').map((e) => e.details)).toEqual([
+      `device rolled back deployment ${bad} to ${old}, which no longer exists; ${bad} stays active: not healthy`,
+    ]);
+  });
+
+  it('stores a repeated report once: runtimes repeat their state every minute', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    await channel.next();
+    const stored = () => server.app.get(Storage).collection(REPORTS).count({ deviceId: id });
+    for (let i = 0; i < 4; i++) {
+      channel.report(runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: [`line ${i}`] }] }));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await eventually(async () => (await stored()) === 1, 'the first report');
+    channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
+    await eventually(async () => (await stored()) === 2, 'the changed report');
+    // A new desired state: the runtime reports afresh, and that report is stored even when unchanged.
+    await deploy(id, deployRequest([serviceJob('web', { env: { A: '1' } })]));
+    await channel.next((d) => d.deployment?.jobs[0].env.A === '1');
+    channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
+    await eventually(async () => (await stored()) === 3, 'the report after the change');
+  });
+
+  it('opens a new channel on reconnect, and leaves a runtime without the channel alone', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const old = await connect(apiKey, {});
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await server.api.post('/api/exec', { device: id, command: ['true'] }, owner)).body).toMatchObject({ exit_code: 0 });
+    old.close();
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    expect((await channel.next()).deployment?.id).toBe(deploymentId);
+  });
+
+  it('expires reports after REPORT_RETENTION_DAYS: the status falls back to pending and the purge removes them', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    await channel.next();
+    channel.report(runningReport(deploymentId, ['web']));
+    await eventually(async () => (await status(id)).status === 'running', 'the report');
+    server.clock.advance(DAY_MS);
+    expect((await status(id)).status).toBe('running');
+    server.clock.advance(DAY_MS + 1000);
+    expect(await status(id)).toMatchObject({ status: 'pending', reported_at: null });
+    expect((await server.app.get(RetentionJob).run()).reports).toBeGreaterThanOrEqual(1);
+    expect(await server.app.get(Storage).collection(REPORTS).count({ deviceId: id })).toBe(0);
+  });
+});

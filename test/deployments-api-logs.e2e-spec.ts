@@ -1,0 +1,90 @@
+/**
+ * A job's log over REST (docs/protocol.md, "Deployments", Logs): the server opens
+ * `deployments/logs` on the device's tunnel (the tunnel stub plays the runtime) and relays its
+ * text, following until the client leaves; the device's refusal is the REST error. Offline
+ * devices, authorization and bad queries: deployments-api.e2e-spec.ts.
+ */
+import type { ServerHttp2Stream } from 'node:http2';
+import { TUNNEL_OPS } from '@svc/common';
+import type { Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+
+const OWNER = 'owner@logs.test';
+
+describe('job logs', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let owner: Caller;
+  let stub: RuntimeStub | undefined;
+  const id = 'logs-1';
+  let seenArgs: Record<string, unknown>[];
+  let cancelled: Promise<void>;
+  let onCancel: () => void;
+
+  const logs = (stream: ServerHttp2Stream, args: Record<string, unknown>) => {
+    seenArgs.push(args);
+    stream.on('error', () => undefined);
+    if (args.job === 'missing') {
+      stream.respond({ ':status': 404, 'content-type': 'application/json' });
+      stream.end(JSON.stringify({ code: 'NOT_FOUND', message: 'No job missing runs on this device' }));
+      return;
+    }
+    stream.respond({ ':status': 200 });
+    stream.write(`log of ${String(args.job)}: line 1\n`);
+    if (!args.follow) {
+      stream.end('line 2\n');
+      return;
+    }
+    const timer = setInterval(() => stream.write('more\n'), 50);
+    stream.on('close', () => {
+      clearInterval(timer);
+      onCancel();
+    });
+  };
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    owner = await server.login(OWNER);
+    const apiKey = await registerDevice(server, id, `user:${OWNER}`, owner);
+    stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey, handlers: { [TUNNEL_OPS.deploymentLogs]: logs } });
+    expect(stub.hello.ok).toBe(true);
+  });
+  afterAll(async () => {
+    stub?.close();
+    await server?.close();
+    await idp?.stop();
+  });
+  beforeEach(() => {
+    seenArgs = [];
+    cancelled = new Promise((resolve) => (onCancel = resolve));
+  });
+
+  it('streams a job log as text from the device', async () => {
+    const res = await fetch(`${server.url}/devices/${id}/deployments/jobs/web/logs?tail=20`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await res.text()).toBe('log of web: line 1\nline 2\n');
+    expect(seenArgs).toEqual([{ job: 'web', follow: false, tail: 20 }]);
+    const audit = (await server.api.get(`/devices/${id}/audit-logs?max=5`, owner)).body.logs;
+    expect(audit).toContainEqual(expect.objectContaining({ user: OWNER, action: 'device.deployment_logs_read', details: 'read the log of job web' }));
+  });
+
+  it('follows until the client leaves, then cancels the device stream', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/devices/${id}/deployments/jobs/web/logs?follow=true`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('more\nmore\n')) text += Buffer.from((await reader.read()).value!).toString();
+    expect(seenArgs).toEqual([{ job: 'web', follow: true, tail: 100 }]);
+    controller.abort();
+    await cancelled;
+  });
+
+  it("relays the device's refusal", async () => {
+    expectError(await server.api.get(`/devices/${id}/deployments/jobs/missing/logs`, owner), 404, 'NOT_FOUND', 'No job missing runs on this device');
+  });
+});
