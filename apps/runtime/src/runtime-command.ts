@@ -22,6 +22,9 @@ Options:
   --quic-probe-interval <dur>  auto mode: how often to retry QUIC while on TCP, e.g. 60s (SVC_QUIC_PROBE_INTERVAL)
   --docker-socket <path>     container engine socket for docker_exec (SVC_DOCKER_SOCKET; default:
                              /var/run/docker.sock, else podman's rootless or system socket)
+  --image-update-interval <dur>  how often containers labelled io.svc.update=true or
+                             com.centurylinklabs.watchtower.enable=true are updated to a newer
+                             image, e.g. 5m; 0 or off: never (SVC_IMAGE_UPDATE_INTERVAL; default 5m)
   --poll-interval <dur>      approval polling interval, e.g. 10s (SVC_REGISTRATION_POLL_INTERVAL)
   --approval-timeout <dur>   how long to wait for approval, e.g. 60m (SVC_APPROVAL_TIMEOUT)
   --reregister               register again when the server refuses the saved key
@@ -40,6 +43,7 @@ export const RUN_OPTIONS = {
   transport: { type: 'string' },
   'quic-probe-interval': { type: 'string' },
   'docker-socket': { type: 'string' },
+  'image-update-interval': { type: 'string' },
   'poll-interval': { type: 'string' },
   'approval-timeout': { type: 'string' },
   reregister: { type: 'boolean' },

@@ -1,5 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { RuntimeConfig } from './config/runtime-config';
+import { deploymentChannelHandler } from './deployments/deployment-channel-handler';
+import { DeploymentEngine, deploymentsDirectory } from './deployments/deployment-engine';
+import { deploymentLogsHandler } from './deployments/deployment-logs-handler';
+import { ImageUpdateChecker } from './deployments/image-updates';
 import { dockerHandler } from './handlers/docker-handler';
 import { handleExec } from './handlers/exec-handler';
 import { handleForwardTcp, handleForwardUnix } from './handlers/forward-handler';
@@ -47,10 +51,28 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   const store = new DeviceStore(config.credentialsPath);
   const lock = acquireRuntimeLock(config.configDir);
   const operations = new OperationRegistry();
-  const router = new StreamRouter({ exec: handleExec, 'forward/tcp': handleForwardTcp, 'forward/unix': handleForwardUnix, docker: dockerHandler(config.dockerSockets), shell: handleShell, ...FS_HANDLERS }, operations, log);
+  // Jobs are the runtime's children: they stop with it and start again from the stored state (docs/architecture.md, "Deployments").
+  const deployments = new DeploymentEngine({ dir: deploymentsDirectory(config.configDir), logger: log.child({ component: 'deployments' }) });
+  const router = new StreamRouter(
+    {
+      exec: handleExec,
+      'forward/tcp': handleForwardTcp,
+      'forward/unix': handleForwardUnix,
+      docker: dockerHandler(config.dockerSockets),
+      shell: handleShell,
+      ...FS_HANDLERS,
+      deployments: deploymentChannelHandler(deployments),
+      'deployments/logs': deploymentLogsHandler(deployments),
+    },
+    operations,
+    log,
+  );
   const runtime = { version: runtimeVersion(), boot_id: BOOT_ID };
   log.info('runtime starting', { version: runtime.version, server: config.serverUrl.origin, credentials: config.credentialsPath });
+  const imageUpdates = new ImageUpdateChecker({ sockets: config.dockerSockets, intervalMs: config.imageUpdateIntervalMs, log: log.child({ component: 'image-updates' }) });
   try {
+    await deployments.start().catch((error) => log.error('the stored deployment did not start', { error }));
+    imageUpdates.start();
     for (;;) {
       const apiKey = config.envApiKey ?? store.read().api_key ?? (await register(config, io, log, api, store, signal));
       if (apiKey === undefined) return EXIT_CODES.ok;
@@ -86,6 +108,8 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
       store.update((device) => delete device.api_key);
     }
   } finally {
+    await imageUpdates.stop();
+    await deployments.shutdown();
     lock.release();
     log.info('runtime stopped');
   }

@@ -73,6 +73,15 @@ describe('runtime configuration', () => {
     expect(() => loadRuntimeConfig({ 'docker-socket': 'engine.sock' }, env)).toThrow('--docker-socket: the container engine socket must be an absolute socket path');
   });
 
+  it('checks labelled containers for newer images every 5 minutes unless told otherwise; 0 or off turns it off', () => {
+    expect(loadRuntimeConfig({}, env).imageUpdateIntervalMs).toBe(300_000);
+    expect(loadRuntimeConfig({}, { ...env, SVC_IMAGE_UPDATE_INTERVAL: '1h' }).imageUpdateIntervalMs).toBe(3_600_000);
+    expect(loadRuntimeConfig({ 'image-update-interval': '250ms' }, { ...env, SVC_IMAGE_UPDATE_INTERVAL: '1h' }).imageUpdateIntervalMs).toBe(250);
+    for (const off of ['0', '0s', 'off', 'OFF']) expect(loadRuntimeConfig({}, { ...env, SVC_IMAGE_UPDATE_INTERVAL: off }).imageUpdateIntervalMs).toBe(0);
+    expect(() => loadRuntimeConfig({ 'image-update-interval': 'hourly' }, env)).toThrow('--image-update-interval: must be a duration');
+    expect(() => loadRuntimeConfig({}, { ...env, SVC_IMAGE_UPDATE_INTERVAL: 'never' })).toThrow('SVC_IMAGE_UPDATE_INTERVAL');
+  });
+
   it('reports every problem at once, naming the flag or variable', () => {
     let error: ConfigError | undefined;
     try {

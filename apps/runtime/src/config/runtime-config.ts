@@ -1,5 +1,5 @@
 import { checkSocketPath, CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, isScope, parseVariables } from '@svc/common';
-import { defaultDockerSockets, LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
+import { defaultDockerSockets, LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parseIntervalOrOff, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
 
 type Env = Record<string, string | undefined>;
 
@@ -18,6 +18,7 @@ export interface RunFlags {
   transport?: string;
   'quic-probe-interval'?: string;
   'docker-socket'?: string;
+  'image-update-interval'?: string;
 }
 
 export interface RuntimeConfig {
@@ -39,6 +40,8 @@ export interface RuntimeConfig {
   quicMaxDatagramBytes: number;
   /** Container engine sockets for the docker operation: the configured one, or the usual places in order. */
   dockerSockets: string[];
+  /** How often labelled containers are checked for newer images; 0 = never. */
+  imageUpdateIntervalMs: number;
   /** SVC_API_KEY: used before the credentials file, never written to it. */
   envApiKey?: string;
   configDir: string;
@@ -79,6 +82,7 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     quicProbeIntervalMs: flag('quic-probe-interval', parseDuration) ?? vars.quicProbeInterval ?? 60_000,
     quicMaxDatagramBytes: vars.quicMaxDatagram ?? 1350,
     dockerSockets: dockerSocket ? [dockerSocket] : defaultDockerSockets(env),
+    imageUpdateIntervalMs: flag('image-update-interval', parseIntervalOrOff) ?? vars.imageUpdateInterval ?? 300_000,
     envApiKey: vars.apiKey,
     configDir: configDirectory(env),
     credentialsPath: credentialsFilePath(env),

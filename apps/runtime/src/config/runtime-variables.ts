@@ -22,6 +22,13 @@ function duration(name: string, description: string, dflt: string): VariableSpec
   return { name, type: 'duration', defaultText: `\`${dflt}\``, description, parse: (raw) => parseDuration(raw ?? dflt) };
 }
 
+/** A duration, or `off` / `0` (any unit) → 0: switched off. */
+export function parseIntervalOrOff(raw: string): number {
+  const text = raw.trim().toLowerCase();
+  if (text === 'off' || /^0+(\.0*)?(ms|s|m|h)?$/.test(text)) return 0;
+  return parseDuration(text);
+}
+
 /** `sha256:<hex>` or bare hex, colons allowed (as `openssl x509 -fingerprint` prints it) → lower-case hex. */
 export function parsePin(raw: string): string {
   const hex = raw.trim().replace(/^sha256:/i, '').replace(/:/g, '').toLowerCase();
@@ -59,5 +66,14 @@ export const RUNTIME_VARIABLES = {
   transport: v.oneOf('SVC_TUNNEL_TRANSPORT', 'Tunnel carrier: `auto` (QUIC, falling back to TLS over TCP when UDP is blocked, moving back when QUIC works again), `quic` or `tcp` (flag `--transport`).', TRANSPORT_MODES, 'auto'),
   quicProbeInterval: duration('SVC_QUIC_PROBE_INTERVAL', 'In `auto` mode, how often a runtime that fell back to TCP tries QUIC again (flag `--quic-probe-interval`).', '60s'),
   dockerSocket: v.string('SVC_DOCKER_SOCKET', 'Container engine socket that docker_exec reaches (flag `--docker-socket`); default: the first of /var/run/docker.sock, $XDG_RUNTIME_DIR/podman/podman.sock, /run/podman/podman.sock that exists.'),
+  imageUpdateInterval: {
+    ...duration(
+      'SVC_IMAGE_UPDATE_INTERVAL',
+      'How often the runtime checks containers labelled `io.svc.update=true` or `com.centurylinklabs.watchtower.enable=true` for a newer image and recreates them on it; `0` or `off` turns the checks off (flag `--image-update-interval`).',
+      '5m',
+    ),
+    type: 'duration or `off`',
+    parse: (raw: string | undefined) => parseIntervalOrOff(raw ?? '5m'),
+  },
   quicMaxDatagram: v.integer('SVC_QUIC_MAX_DATAGRAM', 'Largest UDP payload the runtime sends over QUIC, in bytes; raise it only where the path MTU allows.', 1350, 1200, 65527),
 };

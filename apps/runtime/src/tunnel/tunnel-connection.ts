@@ -8,13 +8,17 @@ import {
   readHello,
   TUNNEL_HTTP2,
   TUNNEL_LIMITS,
+  TUNNEL_OPS,
   TUNNEL_PROTOCOL_VERSION,
+  tunnelPath,
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
 import { dialQuic } from './quic-connect';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
+
+const DEPLOYMENT_CHANNEL_PATH = tunnelPath(TUNNEL_OPS.deployments);
 
 const CONNECT_TIMEOUT_MS = 15_000;
 /** How long a graceful close waits for streams to finish before cutting the connection. */
@@ -104,8 +108,12 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   });
   let openStreams = 0;
   server.on('stream', (stream, headers) => {
-    openStreams++;
-    stream.once('close', () => openStreams--);
+    // The deployment channel lives as long as the session and the server opens it again on the
+    // next one: it is no user's operation, so it never keeps the tunnel from moving to QUIC.
+    if (headers[':path'] !== DEPLOYMENT_CHANNEL_PATH) {
+      openStreams++;
+      stream.once('close', () => openStreams--);
+    }
     options.router.handle(stream, headers);
   });
   server.emit('connection', socket);
