@@ -78,11 +78,10 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     rmSync(deviceDir, { recursive: true, force: true });
   });
 
-  it('lists the served tools and keeps stdout for the protocol (diagnostics on stderr)', async () => {
+  it('lists the tools and keeps stdout for the protocol (diagnostics on stderr)', async () => {
     const { tools } = await mcp.client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['devices_list', 'device_exec', 'docker_exec', 'device_cp', 'forward_start', 'org_create']));
-    expect(names).not.toContain('device_deploy');
+    expect(names).toEqual(expect.arrayContaining(['devices_list', 'device_exec', 'docker_exec', 'device_cp', 'forward_start', 'org_create', 'device_deploy', 'device_deployment_status']));
     expect(mcp.stderr()).toContain('svc mcp');
   });
 
@@ -218,7 +217,21 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     it('lists only tools that change nothing', async () => {
       const { tools } = await readOnly.client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(
-        ['devices_list', 'device_status', 'device_audit_logs', 'device_access_list', 'device_ls', 'forward_list', 'org_list', 'org_members_list', 'org_devices_list'].sort(),
+        [
+          'devices_list',
+          'device_status',
+          'device_audit_logs',
+          'device_access_list',
+          'device_ls',
+          'forward_list',
+          'device_deployment_list',
+          'device_deployment_show',
+          'device_deployment_active',
+          'device_deployment_status',
+          'org_list',
+          'org_members_list',
+          'org_devices_list',
+        ].sort(),
       );
     });
 

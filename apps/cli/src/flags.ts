@@ -18,3 +18,9 @@ export function batchTarget(device: string | undefined, devices: string[] | unde
 }
 
 export const orgArg = Args.string({ name: 'org', description: 'organization id', required: true });
+
+export const deploymentArg = Args.string({ name: 'deployment', description: 'deployment id (svc deployments list shows them)', required: true });
+
+export const deploymentFlag = Flags.string({ description: 'deployment id (the active deployment when omitted)' });
+
+export const activeFlag = Flags.boolean({ description: 'make it the active deployment at once (the device stops the jobs of the previous one)', default: false });

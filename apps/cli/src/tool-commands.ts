@@ -1,10 +1,10 @@
-import type { ServedOperation } from './sdk/operation-runner';
+import type { OperationName } from '@svc/common';
 
 /**
  * The `svc` command a person runs for each tool of the specification (oclif command ids, topics
  * separated by spaces). A parity test checks every tool has one and that each command exists.
  */
-export const TOOL_COMMANDS: Record<ServedOperation, string> = {
+export const TOOL_COMMANDS: Record<OperationName, string> = {
   devices_list: 'devices list',
   devices_approve: 'devices approve',
   devices_reject: 'devices reject',
@@ -21,6 +21,16 @@ export const TOOL_COMMANDS: Record<ServedOperation, string> = {
   forward_start: 'forward start',
   forward_stop: 'forward stop',
   forward_list: 'forward list',
+  device_deploy: 'deploy',
+  device_undeploy: 'undeploy',
+  device_deployment_list: 'deployments list',
+  device_deployment_new: 'deployments new',
+  device_deployment_show: 'deployments show',
+  device_deployment_rm: 'deployments rm',
+  device_deployment_active: 'deployments active',
+  device_deployment_activate: 'deployments activate',
+  device_deployment_status: 'deployments status',
+  device_deployment_clone: 'deployments clone',
   org_list: 'orgs list',
   org_create: 'orgs create',
   org_delete: 'orgs delete',

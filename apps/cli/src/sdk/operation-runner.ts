@@ -1,23 +1,9 @@
-import { InvalidInputError, OperationName, OperationResults } from '@svc/common';
+import { DeployJobsResult, DeployRequest, InvalidInputError, OperationName, OperationResults } from '@svc/common';
+import { loadDeploySpec, SpecType } from '../deploy/spec-loader';
 import { dockerExec } from './docker-exec';
 import { ForwardSessionStore } from './forward-sessions';
 import { SvcClient } from './svc-client';
 
-/** The tools this build serves; the deployment tools arrive with the deployments work (issue 9). */
-export const PENDING_OPERATIONS = [
-  'device_deploy',
-  'device_undeploy',
-  'device_deployment_list',
-  'device_deployment_new',
-  'device_deployment_show',
-  'device_deployment_rm',
-  'device_deployment_active',
-  'device_deployment_activate',
-  'device_deployment_status',
-  'device_deployment_clone',
-] as const satisfies readonly OperationName[];
-
-export type ServedOperation = Exclude<OperationName, (typeof PENDING_OPERATIONS)[number]>;
 type Input = Record<string, unknown>;
 
 /** Extra time an exec's HTTP request waits beyond the command's own timeout. */
@@ -34,8 +20,8 @@ export class OperationRunner {
     readonly forwards: ForwardSessionStore,
   ) {}
 
-  run<N extends ServedOperation>(name: N, input: Input): Promise<OperationResults[N]>;
-  async run(name: ServedOperation, input: Input): Promise<unknown> {
+  run<N extends OperationName>(name: N, input: Input): Promise<OperationResults[N]>;
+  async run(name: OperationName, input: Input): Promise<unknown> {
     switch (name) {
       case 'device_ls':
         return this.client.files().ls(String(input.path));
@@ -62,13 +48,31 @@ export class OperationRunner {
         return this.forwards.stop(String(input.session_id));
       case 'forward_list':
         return this.forwards.list();
+      case 'device_deploy':
+        return (await this.deploy(input)).result;
       case 'device_status':
       case 'device_audit_logs':
+      case 'device_deployment_list':
+      case 'device_deployment_status':
         requireBatchTarget(input);
         return this.client.call(name, input);
       default:
         return this.client.call(name, input);
     }
+  }
+
+  /**
+   * device_deploy: `file` is read here, on the caller's machine (relative paths from the working
+   * directory), with the files it references inlined, and the normalized DeployRequest is sent.
+   * Answers what was sent and the deployment the jobs went into.
+   */
+  async deploy(input: Input): Promise<{ request: DeployRequest; result: DeployJobsResult }> {
+    const request = await loadDeploySpec(String(input.file), {
+      spec_type: input.spec_type as SpecType | undefined,
+      name: input.name as string | undefined,
+      deployment_id: input.deployment_id as string | undefined,
+    });
+    return { request, result: await this.client.deploy(String(input.device), request) };
   }
 }
 

@@ -46,9 +46,30 @@ export class RestClient {
   }
 
   async request<T>(req: RestRequest): Promise<T> {
+    return this.withRetries(req, () => this.once<T>(req));
+  }
+
+  /**
+   * A request whose 2xx answer is read by the caller as it arrives (a text stream such as a job's
+   * log); an error answer becomes ApiError as with `request`. The timeout covers the wait for the
+   * answer; once it has begun, it may stay quiet for as long as it likes (a followed log).
+   */
+  async stream(req: RestRequest): Promise<IncomingMessage> {
+    return this.withRetries(req, async () => {
+      const response = await this.send(req, 'text/plain');
+      const status = response.statusCode ?? 0;
+      if (status >= 200 && status < 300) {
+        response.socket?.setTimeout(0);
+        return response;
+      }
+      return this.answer<IncomingMessage>(response, await readBody(response));
+    });
+  }
+
+  private async withRetries<T>(req: RestRequest, attemptOnce: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once<T>(req);
+        return await attemptOnce();
       } catch (error) {
         if (error instanceof DomainError) throw error;
         const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -70,9 +91,14 @@ export class RestClient {
   }
 
   private async once<T>(req: RestRequest): Promise<T> {
+    const response = await this.send(req, 'application/json');
+    return this.answer<T>(response, await readBody(response));
+  }
+
+  private async send(req: RestRequest, accept: string): Promise<IncomingMessage> {
     const url = new URL(req.path.replace(/^\//, ''), this.options.baseUrl);
     for (const [key, value] of req.query ?? []) url.searchParams.append(key, value);
-    const headers: Record<string, string> = { ...this.options.headers, accept: 'application/json', 'user-agent': this.options.userAgent ?? 'svc-cli' };
+    const headers: Record<string, string> = { ...this.options.headers, accept, 'user-agent': this.options.userAgent ?? 'svc-cli' };
     const authorization = await req.authorization?.();
     if (authorization) headers.authorization = authorization;
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
@@ -81,13 +107,17 @@ export class RestClient {
       headers['content-length'] = String(payload.length);
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const outgoing = send(url, { method: req.method, headers, agent: this.agent, timeout: req.timeoutMs ?? REQUEST_TIMEOUT_MS }, resolve);
-      outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error(`no answer within ${(req.timeoutMs ?? REQUEST_TIMEOUT_MS) / 1000} s`), { code: 'ETIMEDOUT' })));
+    const timeoutMs = req.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const outgoing = send(url, { method: req.method, headers, agent: this.agent, timeout: timeoutMs }, resolve);
+      outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
       outgoing.on('error', reject);
       outgoing.end(payload);
     });
-    const text = await readBody(response);
+  }
+
+  /** A read answer: its JSON for a 2xx, ApiError for an error answer, and no redirect followed. */
+  private answer<T>(response: IncomingMessage, text: string): T {
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400) {
       throw new ApiError('INTERNAL', `The server answered with a redirect (HTTP ${status} to ${response.headers.location ?? '?'}); svc follows no redirects: set SVC_SERVER_URL to the final address`, status, undefined);

@@ -1,4 +1,5 @@
-import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common';
+import type { IncomingMessage } from 'node:http';
+import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP, DeployJobsResult, DeployRequest, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
 import { UserSession } from '../auth/user-session';
 import { DeviceFiles } from './device-files';
@@ -38,6 +39,23 @@ export class SvcClient {
     if (!op?.http) throw new Error(`${name} is not served by a REST route`);
     const spec = httpRequestFor(op, input);
     return this.rest.request<OperationResults[N]>({ ...spec, authorization: () => this.session.authorization(), timeoutMs });
+  }
+
+  /** device_deploy's route: a DeployRequest the caller built from its file (loadDeploySpec). */
+  deploy(device: string, request: DeployRequest): Promise<DeployJobsResult> {
+    return this.rest.request<DeployJobsResult>({ method: 'POST', path: `/devices/${encodeURIComponent(device)}/deployments/jobs`, body: request, authorization: () => this.session.authorization() });
+  }
+
+  /**
+   * A job's log from the device, as UTF-8 text while it arrives: the last `tail` lines, then with
+   * `follow` every new line until the caller destroys the answer. An answer that breaks off (no
+   * clean end) means the device or the server went away.
+   */
+  deploymentLogs(device: string, job: string, options: { follow?: boolean; tail?: number } = {}): Promise<IncomingMessage> {
+    const query: [string, string][] = [['follow', String(options.follow === true)]];
+    if (options.tail !== undefined) query.push(['tail', String(options.tail)]);
+    const path = `/devices/${encodeURIComponent(device)}/deployments/jobs/${encodeURIComponent(job)}/logs`;
+    return this.rest.stream({ method: 'GET', path, query, authorization: () => this.session.authorization() });
   }
 
   /** The HTTP/2 connection to the server's stream endpoint, discovered on first use. */

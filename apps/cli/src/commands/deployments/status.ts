@@ -1,0 +1,28 @@
+import { Args } from '@oclif/core';
+import { OperationResults } from '@svc/common';
+import { EXIT, SvcCommand } from '../../base-command';
+import { batchTarget, deploymentFlag, devicesFlag } from '../../flags';
+import { allRunning, batchStatusText, StatusItem, statusBlock } from '../../output/deployment-views';
+
+export default class DeploymentsStatus extends SvcCommand<typeof DeploymentsStatus> {
+  static override summary = "What devices report about a deployment: its state and each job's status, health, restarts and failure reason.";
+  static override description = `The active deployment unless --deployment. "pending" means the device has not reported on it yet (offline, or just activated).
+
+Exit code: 0 when every deployment is running with all its jobs healthy (a one-shot job: completed), 1 when one is not (deploying, degraded, failed, rolled back, pending) or a device has none (in a batch), 2 when the command failed (3: not logged in).`;
+  static override examples = [
+    '<%= config.bin %> deployments status edge-1',
+    '<%= config.bin %> deployments status edge-1 --deployment 3f2a9c1e-… --json',
+    '<%= config.bin %> deployments status --devices edge-1,edge-2',
+    'until <%= config.bin %> deployments status edge-1 >/dev/null; do sleep 2; done',
+  ];
+  static override args = { device: Args.string({ description: 'device name or id (or --devices)' }) };
+  static override flags = { devices: devicesFlag, deployment: deploymentFlag };
+
+  async run(): Promise<OperationResults['device_deployment_status']> {
+    const answer = await this.runner.run('device_deployment_status', { ...batchTarget(this.args.device, this.flags.devices), deployment_id: this.flags.deployment });
+    const items: StatusItem[] = 'results' in answer ? answer.results : [{ device: this.args.device!, ...answer }];
+    this.human('results' in answer ? batchStatusText(items) : statusBlock(answer));
+    if (!allRunning(items)) process.exitCode = EXIT.NEGATIVE;
+    return answer;
+  }
+}
