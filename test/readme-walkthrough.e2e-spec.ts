@@ -1,5 +1,6 @@
 /**
- * README.md's "Try it" walkthrough, read from the README itself and run as written: the server as
+ * README.md's "Try it" walkthrough and its "Deploy something" sequel, read from the README itself
+ * and run as written: the server as
  * `npm start` runs it (a real process with its development identity provider), `svc` installed
  * with the README's own `npm install -g` line (into a private prefix), then every command of the
  * walkthrough through bash, in order. Only what a reader would fill in is substituted: the ports
@@ -16,16 +17,38 @@ import { approveInBrowser } from './fixtures/oidc';
 const ROOT = resolve(__dirname, '..');
 const EMAIL = 'me@example.com';
 
-/** The walkthrough's command lines (continuations joined): every bash block between "## Try it" and the next "## ". */
-function walkthroughCommands(): string[] {
+/** The bash blocks of the README section headed `heading`, up to the next "## ". */
+function sectionBlocks(heading: string): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Try it');
+  const start = readme.indexOf(`## ${heading}`);
+  if (start < 0) throw new Error(`README.md has no "## ${heading}" section`);
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
-  return blocks
-    .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line.length > 0 && !line.startsWith('#'));
+  return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+/**
+ * The command lines of a section, as a reader types them: continued lines joined, a here-document
+ * kept with its command, comments dropped.
+ */
+function sectionCommands(heading: string): string[] {
+  const commands: string[] = [];
+  let heredoc: { end: string; text: string } | undefined;
+  for (const raw of sectionBlocks(heading).flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))) {
+    if (heredoc) {
+      heredoc.text += `\n${raw}`;
+      if (raw === heredoc.end) {
+        commands.push(heredoc.text);
+        heredoc = undefined;
+      }
+      continue;
+    }
+    const line = raw.replace(/\s+#.*$/, '').trim();
+    if (line.length === 0 || line.startsWith('#')) continue;
+    const opener = /<<-?'?(\w+)'?/.exec(line);
+    if (opener) heredoc = { end: opener[1], text: line };
+    else commands.push(line);
+  }
+  return commands;
 }
 
 function freePort(): Promise<number> {
@@ -126,7 +149,7 @@ describe('README walkthrough, as written', () => {
   const bash = (line: string, input?: string) => start('bash', ['-c', fill(line)], { cwd: join(dir, 'work'), env, input });
 
   it('every command works as written', async () => {
-    const commands = walkthroughCommands();
+    const commands = sectionCommands('Try it');
     expect(commands[0]).toBe('npm install -g ./apps/cli');
     let fingerprint = '';
     for (const line of commands) {
@@ -187,4 +210,27 @@ describe('README walkthrough, as written', () => {
     }
     expect(readFileSync('/tmp/notes.txt', 'utf8')).toBe('hello\n');
   }, 180_000);
+
+  it('"Deploy something" works as written on the walkthrough\'s device', async () => {
+    expect(substitutions.some(([from]) => from === '<device>')).toBe(true);
+    for (const command of sectionCommands('Deploy something')) {
+      if (command.startsWith('svc deployments status')) {
+        // "healthy once the probe passes": the reader looks again until it does.
+        let result = bash(command);
+        for (let i = 0; i < 60 && (await result.exited) !== 0; i++) {
+          await new Promise((r) => setTimeout(r, 500));
+          result = bash(command);
+        }
+        expect({ command, code: await result.exited, output: result.output() }).toEqual({ command, code: 0, output: expect.stringMatching(/running[\s\S]*healthy/) });
+      } else if (command.includes('--follow')) {
+        const follow = bash(command);
+        await follow.waitFor(/GET \/ HTTP/, 30_000); // the health probe's requests, logged by the service
+        follow.child.kill('SIGINT');
+        expect(await follow.exited).toBe(0);
+      } else {
+        const result = bash(command);
+        expect({ command, code: await result.exited, output: result.output() }).toEqual({ command, code: 0, output: expect.any(String) });
+      }
+    }
+  }, 120_000);
 });

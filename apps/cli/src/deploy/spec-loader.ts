@@ -15,13 +15,14 @@ import {
   hasControlChars,
   InvalidInputError,
   JOB_ID_PATTERN,
+  showValue,
 } from '@svc/common';
 import { composeToJob } from './compose-mapping';
 import { ReferencedFileError, readReferencedFile } from './referenced-files';
 import { firstRequestProblem } from './request-validation';
 import { isPlain, type NormalizeContext, normalizeRunspecJob, refuseUnknown, RUNSPEC_DEFAULTS, withoutNulls } from './runspec-normalize';
 import { SpecProblem } from './spec-problem';
-import { parseYamlSource, refuseYamlWarnings, showValue, sourceError, writtenText, type YamlSource } from './yaml-source';
+import { parseYamlSource, refuseYamlWarnings, sourceError, writtenText, type YamlSource } from './yaml-source';
 
 export const SPEC_TYPES = ['auto', 'compose', 'runspec', 'deployment'] as const;
 export type SpecType = (typeof SPEC_TYPES)[number];

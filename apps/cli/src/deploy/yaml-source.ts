@@ -3,7 +3,7 @@
  * normalization or by the schema) is reported at the line the user wrote it:
  * `deploy.yaml:12: jobs[1].steps[0].timeout: "10 minutes" is not a duration (Ns, Nm or Nh)`.
  */
-import { CONTROL_CHARS, type DeployPath, formatDeployPath, InvalidInputError } from '@svc/common';
+import { type DeployPath, escapeControls, formatDeployPath, InvalidInputError } from '@svc/common';
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type Pair, type YAMLError } from 'yaml';
 
 /** Alias expansions allowed while reading a file: compose files reuse anchors, alias bombs multiply them. */
@@ -17,25 +17,6 @@ export interface YamlSource {
   lines: LineCounter;
   /** The document as plain data. */
   value: unknown;
-}
-
-const MAX_SHOWN = 60;
-const CONTROLS = new RegExp(CONTROL_CHARS.source, 'gu');
-
-/** Control characters as `\uXXXX`, so that a hostile file cannot drive the terminal through an error message. */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** A value as quoted in an error message: JSON, shortened, control characters escaped. */
-export function showValue(value: unknown): string {
-  let text: string;
-  if (value === undefined) text = 'nothing';
-  else if (Array.isArray(value)) text = 'a list';
-  else if (value !== null && typeof value === 'object') text = 'a mapping';
-  else text = JSON.stringify(value);
-  if (text.length > MAX_SHOWN) text = `${text.slice(0, MAX_SHOWN)}…`;
-  return escapeControls(text);
 }
 
 function yamlMessage(message: string): string {

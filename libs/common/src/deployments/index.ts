@@ -3,3 +3,4 @@ export * from './schema';
 export * from './request-checks';
 export * from './update-labels';
 export * from './channel';
+export * from './schema-errors';
