@@ -75,9 +75,14 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
         exited,
         text: () => output,
         waitFor: (pattern: RegExp, from = 0) =>
-          new Promise<void>((resolve) => {
+          new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(() => {
+              waiters.delete(check);
+              reject(new Error(`${pattern} not shown within 20 s; the terminal showed:\n${JSON.stringify(output)}`));
+            }, 20_000);
             const check = () => {
               if (!pattern.test(output.slice(from))) return;
+              clearTimeout(timer);
               waiters.delete(check);
               resolve();
             };
@@ -93,8 +98,10 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
       await term.waitFor(/^30 100\r?$/m);
       const mark = term.text().length;
       term.pty.resize(120, 40);
+      // svc sees the SIGWINCH and the next keystrokes in either order: ask until the new size shows.
+      const asking = setInterval(() => term.pty.write('stty size\r'), 500);
       term.pty.write('stty size\r');
-      await term.waitFor(/^40 120\r?$/m, mark);
+      await term.waitFor(/^40 120\r?$/m, mark).finally(() => clearInterval(asking));
       // Raw mode: Ctrl-C reaches the program on the device's terminal instead of ending svc; that
       // program's exit code becomes the shell's, and svc's.
       term.pty.write(`sh -c 'trap "echo trapped-\\$((6*7)); exit 7" INT; echo ready; while :; do sleep 1; done'; exit $?\r`);

@@ -16,7 +16,7 @@ import {
 /** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */
 export const CLIENT_STREAMS_ALPN = 'h2';
 const CONNECT_TIMEOUT_MS = 15_000;
-/** A ping unanswered this long means the path is dead: the next stream reconnects. */
+/** Ping interval; a ping unanswered for two of them means the path is dead: the next stream reconnects. */
 const KEEPALIVE_MS = 15_000;
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
 const MAX_SESSION_MEMORY_MB = 64;
@@ -52,6 +52,8 @@ export class DeviceStreamError extends DomainError {
  */
 export class DeviceStreams {
   private session: Promise<ClientHttp2Session> | undefined;
+  /** The session `session` resolved to, once it has. */
+  private live: ClientHttp2Session | undefined;
 
   constructor(private readonly options: DeviceStreamsOptions) {}
 
@@ -82,6 +84,7 @@ export class DeviceStreams {
   async close(): Promise<void> {
     const pending = this.session;
     this.session = undefined;
+    this.live = undefined;
     const session = await pending?.catch(() => undefined);
     if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
   }
@@ -111,20 +114,35 @@ export class DeviceStreams {
     throw await refusal(stream, status);
   }
 
-  /** The live connection, dialed on first use and again once the previous one is gone. */
+  /**
+   * The live connection, dialed on first use and again once the previous one is gone: closed,
+   * told to go away, or destroyed (whose 'close' event can come late, after its streams are torn
+   * down).
+   */
   private connected(): Promise<ClientHttp2Session> {
+    if (this.live && (this.live.destroyed || this.live.closed)) this.forgetSession(this.live);
     if (!this.session) {
       const pending = this.dial();
       this.session = pending;
-      const forget = () => {
-        if (this.session === pending) this.session = undefined;
-      };
-      pending.then((session) => {
-        session.once('close', forget);
-        session.once('goaway', forget);
-      }, forget);
+      pending.then(
+        (session) => {
+          if (this.session !== pending) return;
+          this.live = session;
+          session.once('close', () => this.forgetSession(session));
+          session.once('goaway', () => this.forgetSession(session));
+        },
+        () => {
+          if (this.session === pending) this.session = undefined;
+        },
+      );
     }
     return this.session;
+  }
+
+  private forgetSession(session: ClientHttp2Session): void {
+    if (this.live !== session) return;
+    this.live = undefined;
+    this.session = undefined;
   }
 
   private async dial(): Promise<ClientHttp2Session> {
@@ -191,17 +209,21 @@ function connectTls(host: string, port: number, trust: ServerTrust): Promise<TLS
   });
 }
 
-/** Pings while the session lives; one left unanswered for a whole interval tears it down. */
+/**
+ * Pings while the session lives. A ping still unanswered two intervals later tears it down: one
+ * interval alone is too short on a loaded machine, where the answer waits behind a full window of
+ * forwarded data.
+ */
 function keepAlive(session: ClientHttp2Session): void {
-  let waiting = false;
+  let unanswered = 0;
   const timer = setInterval(() => {
-    if (waiting) {
+    if (unanswered >= 2) {
       session.destroy(new Error('keep-alive timeout'));
       return;
     }
-    waiting = true;
+    if (unanswered++ > 0) return; // the earlier ping is still out
     try {
-      session.ping(() => (waiting = false));
+      session.ping(() => (unanswered = 0));
     } catch {
       session.destroy();
     }

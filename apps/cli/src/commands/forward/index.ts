@@ -55,14 +55,17 @@ export default class Forward extends SvcCommand<typeof Forward> {
       writeSessionRecord(this.settings, { ...session, pid: process.pid, started_at: new Date().toISOString() });
       process.once('exit', () => removeSessionRecord(this.settings, sessionId));
     }
+    // Listening before anything is printed: a script that stops us as soon as it reads the line
+    // must not meet the default action of the signal (death, exit code null).
+    const stopped = new Promise<NodeJS.Signals>((resolve) => {
+      for (const name of STOP_SIGNALS) process.once(name, () => resolve(name));
+    });
     if (this.jsonEnabled()) this.logJson({ device, specs, targets: session.targets, status: 'started' });
     else {
       this.log(`Forwarding to ${escapeTerminal(device)}: ${session.targets.join(', ')}`);
       this.note('Press Ctrl-C to stop.');
     }
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      for (const name of STOP_SIGNALS) process.once(name, () => resolve(name));
-    });
+    const signal = await stopped;
     await Promise.all(forwarders.map((forwarder) => forwarder.close()));
     if (sessionId) removeSessionRecord(this.settings, sessionId);
     this.note(`Stopped (${signal}).`);
