@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import type { Job } from '@svc/common';
 import { COMPOSE_HEALTH, COMPOSE_LIVENESS, sanitizeJobId } from './compose-mapping';
-import { SpecDir } from './spec-fixtures';
+import { SpecDir } from '../../../../test/fixtures/deploy-specs';
 import { loadDeploySpec } from './spec-loader';
 
 let dir: SpecDir;

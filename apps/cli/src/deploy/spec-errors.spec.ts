@@ -1,6 +1,6 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { DEPLOY_LIMITS, InvalidInputError } from '@svc/common';
-import { SpecDir } from './spec-fixtures';
+import { SpecDir } from '../../../../test/fixtures/deploy-specs';
 import { loadDeploySpec, type LoadDeploySpecOptions } from './spec-loader';
 
 let dir: SpecDir;

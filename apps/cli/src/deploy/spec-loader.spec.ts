@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeployRequest, Job } from '@svc/common';
-import { defaultJob, SpecDir } from './spec-fixtures';
+import { defaultJob, SpecDir } from '../../../../test/fixtures/deploy-specs';
 import { loadDeploySpec, type LoadDeploySpecOptions } from './spec-loader';
 
 let dir: SpecDir;

@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
 import { UPDATE_LABELS, wantsImageUpdates } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import { ASIDE_NAME, ContainerEngine, planRecreate, recreateContainer } from './container-recreate';
 import { ContainerSummary, EngineApi } from './engine-api';
+import { findEngineSocket } from '../handlers/docker-handler';
 
 /** The first check comes this soon after start (or after one interval, if shorter), not a whole interval later. */
 const FIRST_CHECK_MAX_MS = 60_000;
@@ -36,17 +36,6 @@ export function pullTarget(reference: string, imageId: string): { name: string; 
   const [name, tag] = colon > slash ? [reference.slice(0, colon), reference.slice(colon + 1)] : [reference, 'latest'];
   // Podman names images built or imported on this machine `localhost/…`: no registry holds them.
   return { name, tag, localOnly: name.startsWith('localhost/') };
-}
-
-/** The first of `sockets` that is a socket now. */
-export function findEngineSocket(sockets: readonly string[]): string | undefined {
-  return sockets.find((path) => {
-    try {
-      return statSync(path).isSocket();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**

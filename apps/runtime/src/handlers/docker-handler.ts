@@ -14,7 +14,7 @@ export function dockerHandler(sockets: readonly string[]): StreamHandler {
   return (stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext) => {
     const unknown = Object.keys(args);
     if (unknown.length > 0) throw new InvalidInputError(`docker: unknown field ${unknown[0]}`);
-    const path = sockets.find(isSocket);
+    const path = findEngineSocket(sockets);
     if (path === undefined) {
       throw new NotFoundError(`No container engine socket on the device (looked for ${sockets.join(', ')}); start the engine or set the runtime's --docker-socket / SVC_DOCKER_SOCKET`);
     }
@@ -22,10 +22,13 @@ export function dockerHandler(sockets: readonly string[]): StreamHandler {
   };
 }
 
-function isSocket(path: string): boolean {
-  try {
-    return statSync(path).isSocket();
-  } catch {
-    return false;
-  }
+/** The first of `sockets` that is a socket now: what the docker operation and image updates talk to. */
+export function findEngineSocket(sockets: readonly string[]): string | undefined {
+  return sockets.find((path) => {
+    try {
+      return statSync(path).isSocket();
+    } catch {
+      return false;
+    }
+  });
 }

@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { defaultJob } from '../../../../test/fixtures/deploy-specs';
 import { CONTROL_CHARS } from '../control-chars';
 import type { DeployRequest, Job } from './model';
 import { deployRequestProblems, formatDeployPath } from './request-checks';
@@ -8,21 +9,7 @@ const ajv = new Ajv({ strict: true });
 const validateRequest = ajv.compile(DEPLOY_REQUEST_SCHEMA);
 const validateJob = ajv.compile(JOB_SCHEMA);
 
-const job = (over: Partial<Job> = {}): Job => ({
-  id: 'web',
-  type: 'service',
-  enabled: true,
-  workdir: { kind: 'persistent' },
-  files: {},
-  env: {},
-  steps: [{ name: 'serve', run: 'python3 -m http.server 8080' }],
-  on_failure: { undo: 'none' },
-  stop: { steps: [] },
-  observe: {},
-  restart: { policy: 'always', backoff: '1s', max_backoff: '5m' },
-  source: 'runspec',
-  ...over,
-});
+const job = (over: Partial<Job> = {}): Job => defaultJob(over);
 
 const request = (jobs: Job[], over: Partial<DeployRequest> = {}): DeployRequest => ({ mode: 'merge', jobs, ...over });
 
