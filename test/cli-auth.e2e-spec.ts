@@ -3,9 +3,10 @@
  * and the real identity provider; the test is the user's browser.
  */
 import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { connect, createServer, Server } from 'node:net';
 import { dirname } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
+import { collect, CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-auth.test';
@@ -122,5 +123,29 @@ describe('svc login / refresh / logout (real binary, real identity provider)', (
     const result = await svc(h, ['devices', 'list']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/plain HTTP; tokens travel only over HTTPS/);
+  });
+
+  it('retries a server that refuses connections, with backoff, and succeeds once it answers', async () => {
+    const h = home();
+    await svcLogin(h, ALICE);
+    // A port with nothing on it yet; a relay to the real server opens there a moment after svc starts.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const target = new URL(server.url);
+    const child = spawnSvc(h, ['devices', 'list', '--json'], { env: { SVC_SERVER_URL: `http://127.0.0.1:${port}` } });
+    const done = collect(child, ['devices', 'list']);
+    // Well after svc's first attempt (it starts in ~0.25 s), before its retries run out (0.5 + 1 + 2 s).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const relay: Server = createServer((socket) => socket.pipe(connect(Number(target.port), target.hostname)).pipe(socket)).listen(port, '127.0.0.1');
+    try {
+      const result = await done;
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^\[\]\s*$/) });
+    } finally {
+      await new Promise((resolve) => relay.close(resolve));
+    }
   });
 });
