@@ -155,6 +155,16 @@ describe('registerDevice', () => {
     ]);
   });
 
+  it('collects the key of a request approved while no runtime was running, without a new request', async () => {
+    store.update((device) => Object.assign(device, { device_id: 'pi-1', request_id: 'req_earlier_run' }));
+    const api = new FakeRegistrationApi([approved]);
+    const result = await registerDevice(options, deps(api), new AbortController().signal);
+    expect(result).toEqual({ apiKey: approved.body.api_key, deviceId: 'pi-1' });
+    expect(api.posts).toHaveLength(0);
+    expect(store.read()).toMatchObject({ api_key: approved.body.api_key, device_id: 'pi-1' });
+    expect(store.read().request_id).toBeUndefined();
+  });
+
   it('makes a new request when the saved one is gone', async () => {
     store.update((device) => Object.assign(device, { device_id: 'pi-1', request_id: 'req_expired' }));
     const api = new FakeRegistrationApi([{ status: 404, body: {} }, approved]);

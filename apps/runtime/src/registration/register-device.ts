@@ -7,6 +7,7 @@ import type { DeviceStore } from './device-store';
 import { DeviceIdentity, signStatusPoll } from './identity-key';
 
 export const APPROVAL_TIMEOUT_MESSAGE = 'API key not approved within timeout';
+const REJECTED_MESSAGE = 'Registration was rejected; this device was not given an API key';
 
 export interface RegistrationOptions {
   owner?: string;
@@ -37,7 +38,8 @@ type PollOutcome = { status: 'pending' } | { status: 'approved'; api_key: string
 /**
  * Registration as the hardened protocol has it: post the request with the identity's public key,
  * print the fingerprint the approver will see, poll with a signed proof until approved, rejected
- * or out of time, then save the key. A restarted runtime resumes its pending request. Returns
+ * or out of time, then save the key. A restarted runtime resumes its pending request, and collects
+ * the key of one approved while it was stopped. Returns
  * undefined when `signal` aborts (shutdown) first.
  */
 export async function registerDevice(options: RegistrationOptions, deps: RegistrationDeps, signal: AbortSignal): Promise<Registered | undefined> {
@@ -46,7 +48,9 @@ export async function registerDevice(options: RegistrationOptions, deps: Registr
   const signer: ProofSigner = { identity, offsetMs: 0 };
   const deadline = deps.now() + options.approvalTimeoutMs;
 
-  let requestId = await resumable(deps, signer);
+  const resumed = await resume(deps, signer);
+  if (resumed?.outcome.status === 'approved') return saveApproved(deps, resumed.outcome);
+  let requestId = resumed?.requestId;
   if (requestId === undefined) {
     const owner = options.owner ?? (await deps.askOwner?.());
     if (owner === undefined) {
@@ -67,17 +71,9 @@ export async function registerDevice(options: RegistrationOptions, deps: Registr
       return { status: 'pending' } as const;
     });
     if (outcome.status === 'pending') continue;
-    if (outcome.status === 'approved') {
-      deps.store.update((device) => {
-        device.api_key = outcome.api_key;
-        device.device_id = outcome.device_id;
-        delete device.request_id;
-      });
-      deps.say(`Approved: device ${outcome.device_id} is registered.`);
-      return { apiKey: outcome.api_key, deviceId: outcome.device_id };
-    }
+    if (outcome.status === 'approved') return saveApproved(deps, outcome);
     deps.store.update((device) => delete device.request_id);
-    if (outcome.status === 'rejected') throw new RuntimeExit(EXIT_CODES.failed, 'Registration was rejected; this device was not given an API key');
+    if (outcome.status === 'rejected') throw new RuntimeExit(EXIT_CODES.failed, REJECTED_MESSAGE);
     throw new RuntimeExit(EXIT_CODES.failed, `Registration request ended: ${outcome.why}; start the runtime again to make a new request`);
   }
   throw new RuntimeExit(EXIT_CODES.failed, APPROVAL_TIMEOUT_MESSAGE);
@@ -96,14 +92,32 @@ function chooseDeviceId(options: RegistrationOptions, store: DeviceStore): strin
   return deviceId;
 }
 
-/** A pending request saved by an earlier run that the server still knows, or undefined. */
-async function resumable(deps: RegistrationDeps, signer: ProofSigner): Promise<string | undefined> {
+/**
+ * The request saved by an earlier run (its id in the credentials file; the proof is signed with
+ * the saved identity key): still pending, or approved while no runtime was polling, whose key
+ * this poll has just collected (the server hands it out once). Undefined when there is none, or
+ * the server no longer knows it.
+ */
+async function resume(deps: RegistrationDeps, signer: ProofSigner): Promise<{ requestId: string; outcome: PollOutcome } | undefined> {
   const saved = deps.store.read().request_id;
   if (saved === undefined) return undefined;
   const outcome = await poll(deps, signer, saved).catch(() => ({ status: 'pending' }) as const);
-  if (outcome.status === 'pending') return saved;
+  if (outcome.status === 'pending' || outcome.status === 'approved') return { requestId: saved, outcome };
   deps.store.update((device) => delete device.request_id);
+  if (outcome.status === 'rejected') throw new RuntimeExit(EXIT_CODES.failed, REJECTED_MESSAGE);
+  deps.log.info('the saved registration request is over; requesting again', { request_id: saved, why: outcome.why });
   return undefined;
+}
+
+/** The key is written (atomically, 0600) before anything else happens: it cannot be collected twice. */
+function saveApproved(deps: RegistrationDeps, outcome: { api_key: string; device_id: string }): Registered {
+  deps.store.update((device) => {
+    device.api_key = outcome.api_key;
+    device.device_id = outcome.device_id;
+    delete device.request_id;
+  });
+  deps.say(`Approved: device ${outcome.device_id} is registered.`);
+  return { apiKey: outcome.api_key, deviceId: outcome.device_id };
 }
 
 async function postRequest(
