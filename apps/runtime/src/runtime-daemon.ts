@@ -18,10 +18,11 @@ import { EXIT_CODES, ExitCode, RuntimeExit } from './runtime-exit';
 import { BOOT_ID, runtimeVersion } from './runtime-version';
 import { OperationRegistry } from './supervisor/operation-registry';
 import { acquireRuntimeLock } from './supervisor/runtime-lock';
+import { RuntimeStatusFile } from './supervisor/runtime-status';
 import { Backoff } from './tunnel/backoff';
 import { StreamRouter } from './tunnel/stream-router';
 import { loadTunnelTrust } from './tunnel/tls-trust';
-import { openTunnel } from './tunnel/tunnel-connection';
+import { OpenTunnel, openTunnel } from './tunnel/tunnel-connection';
 import { discoverTunnel } from './tunnel/tunnel-discovery';
 import { runTunnelLoop } from './tunnel/tunnel-loop';
 import { connectWithTransport } from './tunnel/transport-select';
@@ -50,6 +51,8 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   const api = new ServerApi(config.serverUrl, trust.ca);
   const store = new DeviceStore(config.credentialsPath);
   const lock = acquireRuntimeLock(config.configDir);
+  const status = new RuntimeStatusFile(config.configDir, config.serverUrl.origin, (error) => log.warn('runtime status not published', { error }));
+  const publishTunnel = tunnelPublisher(status);
   const operations = new OperationRegistry();
   // Jobs are the runtime's children: they stop with it and start again from the stored state (docs/architecture.md, "Deployments").
   const deployments = new DeploymentEngine({ dir: deploymentsDirectory(config.configDir), logger: log.child({ component: 'deployments' }) });
@@ -74,8 +77,10 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
     await deployments.start().catch((error) => log.error('the stored deployment did not start', { error }));
     imageUpdates.start();
     for (;;) {
+      status.update({ state: 'registering', device_id: store.read().device_id ?? null });
       const apiKey = config.envApiKey ?? store.read().api_key ?? (await register(config, io, log, api, store, signal));
       if (apiKey === undefined) return EXIT_CODES.ok;
+      status.update({ state: 'connecting' });
       const end = await runTunnelLoop(
         {
           connect: () =>
@@ -83,8 +88,8 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
               mode: config.transport,
               probeIntervalMs: config.quicProbeIntervalMs,
               target: async () => config.tunnel ?? (await discoverTunnel(api)),
-              open: (target, carrier, connectTimeoutMs) =>
-                openTunnel({ target, carrier, connectTimeoutMs, quicMaxDatagramBytes: config.quicMaxDatagramBytes, trust, apiKey, runtime, router, operations, log }),
+              open: async (target, carrier, connectTimeoutMs) =>
+                publishTunnel(await openTunnel({ target, carrier, connectTimeoutMs, quicMaxDatagramBytes: config.quicMaxDatagramBytes, trust, apiKey, runtime, router, operations, log })),
               log,
             }),
           backoff: new Backoff(),
@@ -110,9 +115,25 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   } finally {
     await imageUpdates.stop();
     await deployments.shutdown();
+    status.remove();
     lock.release();
     log.info('runtime stopped');
   }
+}
+
+/** Every tunnel that comes up is the current one (auto mode moves from TCP onto QUIC), until it closes. */
+function tunnelPublisher(status: RuntimeStatusFile): (tunnel: OpenTunnel) => OpenTunnel {
+  let current: OpenTunnel | undefined;
+  return (tunnel) => {
+    status.update({ state: 'online', carrier: tunnel.carrier, device_id: tunnel.deviceId, connected_at: new Date().toISOString() });
+    current = tunnel;
+    void tunnel.closed.then(() => {
+      if (current !== tunnel) return;
+      current = undefined;
+      status.update({ state: 'connecting', carrier: null, connected_at: null });
+    });
+    return tunnel;
+  };
 }
 
 async function register(config: RuntimeConfig, io: RuntimeIo, log: RuntimeLogger, api: ServerApi, store: DeviceStore, signal: AbortSignal): Promise<string | undefined> {

@@ -92,7 +92,8 @@ describe('svc runtime enable|disable|status', () => {
     const before = io();
     expect(await serviceCommand('status', [], env, before.io)).toBe(1);
     expect(before.text.out).toMatch(/not installed/);
-    expect(before.text.out).toMatch(/device: +not registered/);
+    expect(before.text.out).toMatch(/registration: +not registered/);
+    expect(before.text.out).toMatch(/runtime: +not running/);
 
     await serviceCommand('enable', ['--server', 'http://localhost:8085'], env, io().io);
     mkdirSync(env.SVC_CONFIG_DIR);

@@ -2,34 +2,56 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { credentialsFilePath, readCredentials } from '@svc/common';
+import { CLIENT_VARIABLES } from '@svc/common';
 import { loadRuntimeConfig, RunFlags } from '../config/runtime-config';
+import { RUNTIME_VARIABLES } from '../config/runtime-variables';
 import { RUN_OPTIONS } from '../runtime-command';
 import { EXIT_CODES, ExitCode } from '../runtime-exit';
 import type { RuntimeIo } from '../runtime-daemon';
+import { runtimeStatus } from './runtime-status-command';
 import { renderUnit, UNIT_NAME } from './systemd-unit';
 
 type Env = Record<string, string | undefined>;
 
 export const SERVICE_USAGE = `Usage: svc runtime enable [run options] [--user <account>]
        svc runtime disable
-       svc runtime status
+       svc runtime status [--json]
 
 enable   installs ${UNIT_NAME} (a systemd unit running "svc runtime run" with the options given
          here), then enables and starts it, so the runtime survives reboots. Needs root.
 disable  stops and disables the unit and removes it. Needs root.
-status   the unit's state and this device's registration.
+status   the runtime running on this device (pid, device, server, carrier, uptime), the unit's
+         state and this device's registration; --json prints the same as JSON.
 
 Variables: SVC_SYSTEMD_UNIT_DIR (default /etc/systemd/system), SVC_SYSTEMCTL (default systemctl).
-Exit codes: 0 done (status: enabled and running) · 1 failed (status: not running) · 2 bad usage.`;
+Exit codes: 0 done (status: a runtime or the unit is running) · 1 failed (status: neither) · 2 bad usage.`;
 
 /** The run options `enable` writes into the unit, but --reregister: a service must not re-register on its own. */
 const { reregister: _reregister, ...UNIT_RUN_OPTIONS } = RUN_OPTIONS;
 const ENABLE_OPTIONS = { ...UNIT_RUN_OPTIONS, user: { type: 'string' } } as const;
+const STATUS_OPTIONS = { help: ENABLE_OPTIONS.help, json: { type: 'boolean' } } as const;
 /** Options naming files: made absolute, since the service does not start in this directory. */
 const PATH_OPTIONS = new Set(['ca', 'docker-socket']);
+/**
+ * The variables `run` reads in place of a flag: what `enable` was given this way is written into
+ * the unit as the flag, since the service does not see this shell's environment. SVC_API_KEY is
+ * left out on purpose: a unit is world-readable.
+ */
+const FLAG_VARIABLES: Partial<Record<keyof RunFlags, string>> = {
+  server: CLIENT_VARIABLES.serverUrl.name,
+  owner: CLIENT_VARIABLES.ownerReference.name,
+  ca: RUNTIME_VARIABLES.caFile.name,
+  pin: RUNTIME_VARIABLES.pin.name,
+  transport: RUNTIME_VARIABLES.transport.name,
+  'quic-probe-interval': RUNTIME_VARIABLES.quicProbeInterval.name,
+  'docker-socket': RUNTIME_VARIABLES.dockerSocket.name,
+  'image-update-interval': RUNTIME_VARIABLES.imageUpdateInterval.name,
+  'poll-interval': RUNTIME_VARIABLES.pollInterval.name,
+  'approval-timeout': RUNTIME_VARIABLES.approvalTimeout.name,
+  'log-level': RUNTIME_VARIABLES.logLevel.name,
+};
 
-interface Systemd {
+export interface Systemd {
   unitPath: string;
   systemctl(args: string[]): { status: number | null; stdout: string; error?: string };
 }
@@ -49,10 +71,10 @@ function systemd(env: Env): Systemd {
 
 /** `svc runtime enable|disable|status`. */
 export async function serviceCommand(command: 'enable' | 'disable' | 'status', argv: string[], env: Env, io: RuntimeIo): Promise<ExitCode> {
-  let values: RunFlags & { user?: string; help?: boolean };
+  let values: RunFlags & { user?: string; help?: boolean; json?: boolean };
   try {
-    const options = command === 'enable' ? ENABLE_OPTIONS : { help: ENABLE_OPTIONS.help };
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as RunFlags & { user?: string; help?: boolean };
+    const options = command === 'enable' ? ENABLE_OPTIONS : command === 'status' ? STATUS_OPTIONS : { help: ENABLE_OPTIONS.help };
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as RunFlags & { user?: string; help?: boolean; json?: boolean };
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${SERVICE_USAGE}\n`);
     return EXIT_CODES.usage;
@@ -64,27 +86,28 @@ export async function serviceCommand(command: 'enable' | 'disable' | 'status', a
   const system = systemd(env);
   if (command === 'enable') return enable(values, env, system, io);
   if (command === 'disable') return disable(system, io);
-  return status(system, env, io);
+  return runtimeStatus(system, env, io, values.json === true);
 }
 
 function enable(values: RunFlags & { user?: string }, env: Env, system: Systemd, io: RuntimeIo): ExitCode {
-  const { user, help: _help, ...runFlags } = values as RunFlags & { user?: string; help?: boolean };
+  const { user, help: _help, ...given } = values as RunFlags & { user?: string; help?: boolean };
   if (user !== undefined && !/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) return usage(io, `--user: "${user}" is not an account name`);
-  const flags: string[] = [];
-  for (const [name, value] of Object.entries(runFlags)) {
-    if (typeof value !== 'string') continue;
-    flags.push(`--${name}`, PATH_OPTIONS.has(name) && !isAbsolute(value) ? resolve(value) : value);
+  const runFlags: Record<string, string> = {};
+  for (const [name, variable] of Object.entries(FLAG_VARIABLES)) {
+    const value = (given as Record<string, unknown>)[name] ?? (variable === undefined ? undefined : env[variable]);
+    if (typeof value === 'string') runFlags[name] = PATH_OPTIONS.has(name) && !isAbsolute(value) ? resolve(value) : value;
   }
+  for (const [name, value] of Object.entries(given)) if (typeof value === 'string' && runFlags[name] === undefined) runFlags[name] = value;
   try {
-    // The same checks `run` makes, now rather than in the journal after a reboot.
-    loadRuntimeConfig(Object.fromEntries(Object.entries(runFlags).map(([k, v]) => [k, PATH_OPTIONS.has(k) && typeof v === 'string' ? resolve(v) : v])), env);
+    // The same checks `run` makes, with only what the unit will hold, now rather than in the journal after a reboot.
+    loadRuntimeConfig(runFlags, { HOME: env.HOME, SVC_CONFIG_DIR: env.SVC_CONFIG_DIR });
   } catch (error) {
     return usage(io, (error as Error).message);
   }
-  const entry = realpathSync(process.argv[1]);
   const environment: Record<string, string> = {};
   if (env.SVC_CONFIG_DIR) environment.SVC_CONFIG_DIR = resolve(env.SVC_CONFIG_DIR);
-  const unit = renderUnit({ execStart: [process.execPath, entry, 'run', ...flags], user, environment });
+  const flags = Object.entries(runFlags).flatMap(([name, value]) => [`--${name}`, value]);
+  const unit = renderUnit({ execStart: [process.execPath, runtimeEntry(), 'run', ...flags], user, environment });
   const temporary = `${system.unitPath}.tmp-${process.pid}`;
   try {
     writeFileSync(temporary, unit, { mode: 0o644 });
@@ -103,6 +126,14 @@ function enable(values: RunFlags & { user?: string }, env: Env, system: Systemd,
   return EXIT_CODES.ok;
 }
 
+/**
+ * The runtime's own entry point (apps/runtime/dist/main.js), whoever runs `enable`: `svc`'s
+ * entry would need `runtime run`, and the unit must not depend on the CLI at all.
+ */
+function runtimeEntry(): string {
+  return realpathSync(require.resolve('../main'));
+}
+
 function disable(system: Systemd, io: RuntimeIo): ExitCode {
   if (!existsSync(system.unitPath)) {
     io.stdout.write(`${UNIT_NAME} is not installed (${system.unitPath})\n`);
@@ -118,30 +149,6 @@ function disable(system: Systemd, io: RuntimeIo): ExitCode {
   system.systemctl(['daemon-reload']);
   io.stdout.write(`${UNIT_NAME} stopped, disabled and removed. The device keeps its credentials (svc runtime logout removes them).\n`);
   return EXIT_CODES.ok;
-}
-
-function status(system: Systemd, env: Env, io: RuntimeIo): ExitCode {
-  const installed = existsSync(system.unitPath);
-  const enabled = installed ? system.systemctl(['is-enabled', UNIT_NAME]) : undefined;
-  const active = installed ? system.systemctl(['is-active', UNIT_NAME]) : undefined;
-  const credentialsPath = credentialsFilePath(env);
-  let device = 'not registered';
-  try {
-    const credentials = readCredentials(credentialsPath).device_credentials ?? {};
-    if (credentials.api_key) device = `registered as ${credentials.device_id ?? '(unknown id)'}`;
-    else if (credentials.request_id) device = `registration pending (${credentials.request_id})`;
-  } catch (error) {
-    device = `credentials unreadable: ${(error as Error).message}`;
-  }
-  io.stdout.write(
-    [
-      `unit:     ${installed ? system.unitPath : 'not installed (svc runtime enable)'}`,
-      ...(installed ? [`enabled:  ${enabled!.error ?? enabled!.stdout}`, `active:   ${active!.error ?? active!.stdout}`] : []),
-      `device:   ${device} (${credentialsPath})`,
-      '',
-    ].join('\n'),
-  );
-  return installed && active!.status === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
 function usage(io: RuntimeIo, message: string): ExitCode {

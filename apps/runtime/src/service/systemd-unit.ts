@@ -2,7 +2,7 @@
 export const UNIT_NAME = 'svc-runtime.service';
 
 export interface UnitOptions {
-  /** Absolute node binary and runtime entry, then `run` and the flags given to `enable`. */
+  /** Absolute node binary and the runtime's own entry (main.js), then `run` and its flags. */
   execStart: string[];
   /** Run as this account instead of root (its home holds the device credentials). */
   user?: string;
@@ -27,7 +27,7 @@ export function renderUnit(options: UnitOptions): string {
     'Type=simple',
     `ExecStart=${options.execStart.map(quoteArgument).join(' ')}`,
     ...(options.user ? [`User=${options.user}`] : []),
-    ...Object.entries(options.environment).map(([name, value]) => `Environment=${quoteArgument(`${name}=${value}`)}`),
+    ...Object.entries(options.environment).map(([name, value]) => `Environment=${quoteAssignment(name, value)}`),
     'Restart=always',
     'RestartSec=5',
     'KillMode=control-group',
@@ -46,6 +46,15 @@ export function renderUnit(options: UnitOptions): string {
  * Newlines and other control characters cannot be expressed and are refused.
  */
 export function quoteArgument(value: string): string {
+  return quoteWord(value).replace(/\$/g, '$$$$');
+}
+
+/** One `NAME=value` of Environment=, which systemd does not expand variables in: only `$` stays as it is. */
+export function quoteAssignment(name: string, value: string): string {
+  return quoteWord(`${name}=${value}`);
+}
+
+function quoteWord(value: string): string {
   if (/[\x00-\x1f\x7f]/.test(value)) throw new Error(`cannot put a control character into a systemd unit: ${JSON.stringify(value)}`);
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%').replace(/\$/g, '$$$$')}"`;
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%')}"`;
 }

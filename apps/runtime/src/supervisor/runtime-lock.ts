@@ -69,6 +69,13 @@ function removeStale(path: string, stale: LockOwner): void {
   unlinkQuietly(aside);
 }
 
+/** Who holds the lock in `dir` (for `svc runtime status`), and whether that process is alive. */
+export function runtimeLockHolder(dir: string): { pid: number; alive: boolean; path: string } | undefined {
+  const path = join(dir, LOCK_FILE_NAME);
+  const owner = readOwner(path);
+  return owner === undefined ? undefined : { pid: owner.pid, alive: isAlive(owner), path };
+}
+
 function releaseIfMine(path: string): void {
   if (readOwner(path)?.pid === process.pid) unlinkQuietly(path);
 }
@@ -101,7 +108,7 @@ function isAlive(owner: LockOwner): boolean {
   }
 }
 
-function currentBootId(): string | null {
+export function currentBootId(): string | null {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
