@@ -2,6 +2,7 @@ import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { FileLockTimeoutError, withFileLock } from './file-lock';
 
 /**
  * The credentials file shared by the CLI (`credentials.OAuth2Token`) and the runtime
@@ -133,19 +134,40 @@ function syncDirectory(dir: string): void {
   }
 }
 
-/** Read, change one section, write back: every key the change does not touch is preserved. */
+/**
+ * Read, change one section, write back: every key the change does not touch is preserved. The
+ * whole cycle holds `credentials.json.lock`, so the CLI and the runtime, each changing its own
+ * section at the same moment, never lose each other's change (e.g. the runtime's one-time key).
+ */
 export function updateCredentials(path: string, change: (doc: CredentialsDocument) => void): CredentialsDocument {
-  const doc = readCredentials(path);
-  change(doc);
-  writeCredentials(path, doc);
-  return doc;
+  return lockedCredentials(path, () => {
+    const doc = readCredentials(path);
+    change(doc);
+    writeCredentials(path, doc);
+    return doc;
+  });
 }
 
 /** `svc runtime logout`: forgets the device's key and identity; the CLI's tokens stay. */
 export function clearDeviceCredentials(path: string): boolean {
-  const doc = readCredentials(path);
-  if (doc.device_credentials === undefined) return false;
-  delete doc.device_credentials;
-  writeCredentials(path, doc);
-  return true;
+  return lockedCredentials(path, () => {
+    const doc = readCredentials(path);
+    if (doc.device_credentials === undefined) return false;
+    delete doc.device_credentials;
+    writeCredentials(path, doc);
+    return true;
+  });
+}
+
+function lockedCredentials<T>(path: string, work: () => T): T {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    return withFileLock(path, work);
+  } catch (error) {
+    // The lock's own failures (busy past the timeout, an unwritable directory) in the file's words; the change's errors as they are.
+    if (error instanceof FileLockTimeoutError || (error as NodeJS.ErrnoException).code !== undefined) {
+      throw new CredentialsFileError(`Cannot update credentials file ${path}: ${(error as Error).message}`);
+    }
+    throw error;
+  }
 }
