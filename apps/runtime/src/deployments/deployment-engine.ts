@@ -8,6 +8,7 @@ import { clip, deploymentState, REPORT_TEXT_LIMITS } from './deployment-status';
 import type { JobLog } from './job-log';
 import { DEFAULT_JOB_TIMING, JobTiming } from './job-runner';
 import { removeStaleEphemeralWorkdirs } from './job-workdir';
+import { processGroupRecords } from './process-group-records';
 import { gates, RollbackGate } from './rollback-gate';
 
 export interface DeploymentEngineOptions {
@@ -31,6 +32,7 @@ export function deploymentsDirectory(configDir: string): string {
 export class DeploymentEngine {
   private readonly store: DeploymentStateStore;
   private readonly reconciler: DeploymentReconciler;
+  private readonly reconcilerTiming: JobTiming;
   private readonly listeners = new Set<() => void>();
   private state: StoredState;
   private gate: RollbackGate | undefined;
@@ -41,9 +43,10 @@ export class DeploymentEngine {
     const logger = options.logger;
     this.store = new DeploymentStateStore(join(options.dir, 'state.json'), (error) => logger.error('deployment state not saved', { error }));
     this.state = this.store.load();
+    this.reconcilerTiming = { ...DEFAULT_JOB_TIMING, ...options.timing };
     this.reconciler = new DeploymentReconciler({
       root: options.dir,
-      timing: { ...DEFAULT_JOB_TIMING, ...options.timing },
+      timing: this.reconcilerTiming,
       logger,
       completed: {
         isCompleted: (jobId, hash) => this.state.completed_jobs[jobId] === hash,
@@ -60,6 +63,8 @@ export class DeploymentEngine {
   start(): Promise<void> {
     return this.enqueue(async () => {
       await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+      // A runtime killed with SIGKILL left its jobs running: stopped before they start again, so one instance of each runs.
+      await processGroupRecords(this.options.dir).stopLeftovers(this.reconcilerTiming.stopGraceMs, this.options.logger);
       await removeStaleEphemeralWorkdirs(this.options.dir);
       const running = this.state.running;
       if (running) this.options.logger.info('running the stored deployment', { deployment: running.id, jobs: running.jobs.length });

@@ -18,20 +18,40 @@ export function groupRunning(pgid: number): boolean {
   } catch {
     return true;
   }
+  return entries.some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    const stat = procStat(Number(entry));
+    return stat !== undefined && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X';
+  });
+}
+
+/** The live (not zombie) processes of a group with their start times; undefined where there is no /proc. */
+export function groupMembers(pgid: number): { pid: number; startTicks: number }[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const members: { pid: number; startTicks: number }[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = procStat(Number(entry));
-    if (stat && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X') return true;
+    if (stat && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X') members.push({ pid: Number(entry), startTicks: stat.startTicks });
   }
-  return false;
+  return members;
 }
 
-/** State and process group of a process, from /proc/<pid>/stat (the command name may hold spaces and parentheses). */
-export function procStat(pid: number): { state: string; pgid: number } | undefined {
+/**
+ * State, process group and start time (clock ticks after boot: with the boot id, what tells a
+ * process from a later one that got the same pid) of a process, from /proc/<pid>/stat (the
+ * command name may hold spaces and parentheses).
+ */
+export function procStat(pid: number): { state: string; pgid: number; startTicks: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0], pgid: Number(fields[2]) };
+    return { state: fields[0], pgid: Number(fields[2]), startTicks: Number(fields[19]) };
   } catch {
     return undefined;
   }

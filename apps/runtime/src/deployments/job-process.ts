@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { JobCommand } from '@svc/common';
 import { KILL_GRACE_MS } from '../supervisor/process-group';
 import { sleep } from '../util/abortable';
-import { stopGroup } from './group-stop';
+import { groupRunning, stopGroup } from './group-stop';
 import type { JobLog } from './job-log';
 
 /** The `observe.logs.follow` command is started again this long after it ends. */
@@ -29,6 +29,13 @@ export interface JobProcessOptions {
    * (the main process of a service that detaches, like `docker compose up -d`).
    */
   killLeftovers?: boolean;
+  /** Where the command's process group is recorded while it exists (see process-group-records.ts). */
+  groups?: GroupRecorder;
+}
+
+export interface GroupRecorder {
+  record(pgid: number): void;
+  forget(pgid: number): void;
 }
 
 /** A string runs under `sh -lc` (a login shell, as the run-spec format promises); a list is the argv itself. */
@@ -62,6 +69,7 @@ export class JobProcess {
     const [program, ...args] = commandArgv(command);
     const child = spawn(program, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = child.pid;
+    if (this.pid !== undefined) recordQuietly(options.groups, this.pid);
     for (const stream of [child.stdout, child.stderr]) {
       const sink = options.log?.source();
       stream.on('data', (chunk: Buffer) => sink?.write(chunk));
@@ -79,7 +87,9 @@ export class JobProcess {
       child.once('error', (error: NodeJS.ErrnoException) => settle({ code: 127, signal: null, timedOut: false, error: `cannot run ${program}: ${error.code ?? error.message}` }));
       child.once('exit', (code, signal) => {
         settle({ code, signal, timedOut: this.timedOut });
-        if (options.killLeftovers !== false && this.pid !== undefined) void stopGroup(this.pid, KILL_GRACE_MS);
+        if (this.pid === undefined) return;
+        if (options.killLeftovers !== false) void this.stopAndForget(KILL_GRACE_MS);
+        else if (!groupRunning(this.pid)) options.groups?.forget(this.pid);
       });
     });
   }
@@ -91,8 +101,13 @@ export class JobProcess {
   /** Stops the whole group (SIGTERM, SIGKILL after `graceMs`), whether or not the command itself still runs. */
   async stop(graceMs: number): Promise<void> {
     if (this.pid === undefined) return;
-    await stopGroup(this.pid, graceMs);
+    await this.stopAndForget(graceMs);
     if (this.running) await this.exited;
+  }
+
+  private async stopAndForget(graceMs: number): Promise<void> {
+    await stopGroup(this.pid!, graceMs);
+    if (!groupRunning(this.pid!)) this.options.groups?.forget(this.pid!);
   }
 
   private timeout(): void {
@@ -100,6 +115,15 @@ export class JobProcess {
     this.timedOut = true;
     this.options.log?.note(`timed out after ${this.options.timeoutMs} ms; stopping it`);
     void stopGroup(this.pid, this.options.killGraceMs ?? KILL_GRACE_MS);
+  }
+}
+
+/** A record that cannot be written (a full disk) must not stop the job; at worst a SIGKILLed runtime cannot clean up after it. */
+function recordQuietly(groups: GroupRecorder | undefined, pgid: number): void {
+  try {
+    groups?.record(pgid);
+  } catch {
+    // See above.
   }
 }
 

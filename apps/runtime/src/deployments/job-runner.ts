@@ -6,7 +6,8 @@ import { sleep } from '../util/abortable';
 import type { JobLog } from './job-log';
 import { JobProbes } from './job-probe';
 import { clip, jobHealth, REPORT_TEXT_LIMITS } from './deployment-status';
-import { describeExit, followLogs, JobProcess, JobProcessOptions, ProcessExit } from './job-process';
+import { describeExit, followLogs, GroupRecorder, JobProcess, JobProcessOptions, ProcessExit } from './job-process';
+import { processGroupRecords } from './process-group-records';
 import { prepareWorkdir, releaseWorkdir } from './job-workdir';
 import { runSteps, runStopSteps, StepContext } from './step-sequence';
 
@@ -58,7 +59,11 @@ export class JobRunner {
   private follower: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
 
+  private readonly groups: GroupRecorder;
+
   constructor(private readonly options: JobRunnerOptions) {
+    const records = processGroupRecords(options.root);
+    this.groups = { record: (pgid) => records.record(pgid, options.job.id), forget: (pgid) => records.forget(pgid) };
     this.aborted = new Promise((resolve) => this.lifetime.signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
     this.probes = new JobProbes(options.job.observe, options.timing.killGraceMs, (tracker, changed) => {
       if (changed) options.log.note(`health: ${tracker.state} (${tracker.detail})`);
@@ -230,7 +235,7 @@ export class JobRunner {
   }
 
   private startProbes(): void {
-    this.probes.start({ cwd: this.workdir!, env: this.env() });
+    this.probes.start({ cwd: this.workdir!, env: this.env(), groups: this.groups });
   }
 
   /** Settles once the liveness probe of this run failed, with the reason recorded. */
@@ -269,7 +274,7 @@ export class JobRunner {
   }
 
   private processOptions(): JobProcessOptions {
-    return { cwd: this.workdir!, env: this.env(), log: this.options.log, killGraceMs: this.options.timing.killGraceMs };
+    return { cwd: this.workdir!, env: this.env(), log: this.options.log, killGraceMs: this.options.timing.killGraceMs, groups: this.groups };
   }
 
   private stepContext(): StepContext {

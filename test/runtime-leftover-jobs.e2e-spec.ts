@@ -1,0 +1,125 @@
+/**
+ * A runtime killed with SIGKILL cannot stop its jobs; the next one must not start a second copy
+ * next to them. A real server, a real runtime process, a deployed service that binds a TCP port:
+ * after `kill -9` of the runtime and a restart, exactly one process of the job exists (/proc),
+ * it is a new one, and the job is running and healthy (its port answers).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Caller } from './fixtures/api-client';
+import { deployRequest, serviceJob } from './fixtures/deployments';
+import { processRunning } from './fixtures/deployment-jobs';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+
+const OWNER = 'owner@leftover-jobs.test';
+const WAIT_MS = 60_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Live (not zombie) processes whose command line holds `marker`. */
+function processesWith(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker) && processRunning(Number(entry));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('jobs left running by a runtime killed with SIGKILL', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let owner: Caller;
+  let home: string;
+  let runtime: RuntimeProcess | undefined;
+  let env: Record<string, string>;
+  let ticker: NodeJS.Timeout;
+  const marker = `svc-leftover-${process.pid}`;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    ticker = setInterval(() => server.clock.advance(20), 20);
+    owner = await server.login(OWNER);
+    home = mkdtempSync(join(tmpdir(), 'svc-leftover-'));
+    const apiKey = await registerDevice(server, 'leftover', `user:${OWNER}`, owner);
+    env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
+  });
+  afterAll(async () => {
+    clearInterval(ticker);
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    await server?.close();
+    await idp?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  async function eventually<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nruntime log:\n${runtime?.stderr.slice(-30).join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+
+  const webJob = async () => {
+    const body = (await server.api.post('/devices/deployments/status', { device: 'leftover' }, owner)).body;
+    return (body.jobs ?? []).find((job: { id: string }) => job.id === 'web') as { status: string; health: string; restarts: number } | undefined;
+  };
+
+  it('stops the leftover at start: exactly one instance runs, healthy, without crash-looping', async () => {
+    const port = await freePort();
+    const listen = `require('net').createServer((s) => s.on('error', () => {}).end('up')).listen(${port}, '127.0.0.1')`;
+    const probe = `require('net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
+    const web = serviceJob('web', {
+      steps: [{ name: 'serve', run: [process.execPath, '-e', listen, marker] }],
+      restart: { policy: 'always', backoff: '200ms', max_backoff: '1s' },
+      observe: { health: { every: '300ms', observe: [process.execPath, '-e', probe], fails_after: 2 } },
+    });
+    runtime = startRuntimeProcess(['run'], env);
+    await runtime.waitForLog('deployment channel open');
+    expect((await server.api.post('/devices/leftover/deployments/jobs', deployRequest([web]), owner)).status).toBe(200);
+    await eventually('web running and healthy', async () => (await webJob())?.health === 'healthy');
+    const [first] = await eventually('one web process', () => processesWith(marker).length === 1 && processesWith(marker));
+
+    runtime.kill('SIGKILL');
+    await runtime.exited;
+    expect(processRunning(first)).toBe(true); // what SIGKILL leaves: the job, still holding its port
+
+    runtime = startRuntimeProcess(['run'], env);
+    await runtime.waitForLog('deployment channel open');
+    await eventually('the old instance gone', () => !processRunning(first));
+    const job = await eventually('web running and healthy again', async () => {
+      const status = await webJob();
+      return status?.status === 'running' && status.health === 'healthy' && status;
+    });
+    const now = processesWith(marker);
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(first);
+    expect(job.restarts).toBe(0);
+    expect(runtime.stderr.join('\n')).not.toContain('EADDRINUSE');
+
+    // A clean stop stops the job and leaves no record behind.
+    runtime.kill('SIGTERM');
+    expect(await runtime.exited).toEqual({ code: 0, signal: null });
+    expect(processesWith(marker)).toEqual([]);
+    expect(readdirSync(join(home, 'svc', 'deployments', 'groups'))).toEqual([]);
+  });
+});
