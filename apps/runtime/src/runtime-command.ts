@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { clearDeviceCredentials, ConfigError, credentialsFilePath, CredentialsFileError } from '@svc/common';
 import { loadRuntimeConfig, RunFlags } from './config/runtime-config';
-import { RuntimeLogger } from './logging/runtime-logger';
+import { LogFormat, RuntimeLogger } from './logging/runtime-logger';
 import { EXIT_CODES, ExitCode, RuntimeExit } from './runtime-exit';
 import { runDaemon, RuntimeIo } from './runtime-daemon';
 
@@ -74,7 +74,7 @@ export async function runRuntime(argv: string[], env: Env = process.env, io: Run
   } catch (error) {
     return usageError(io, (error as Error).message, 'Run "svc runtime run --help" for the options.');
   }
-  const log = new RuntimeLogger(config.logLevel, (line) => io.stderr.write(line));
+  const log = new RuntimeLogger(config.logLevel, (line) => io.stderr.write(line), {}, logFormat(io, env));
   const controller = new AbortController();
   const stop = (signal: NodeJS.Signals) => {
     if (!controller.signal.aborted) log.info('stopping', { signal });
@@ -117,6 +117,12 @@ export async function logoutRuntime(argv: string[], env: Env = process.env, io: 
     io.stderr.write(`${(error as Error).message}\n`);
     return error instanceof CredentialsFileError ? EXIT_CODES.usage : EXIT_CODES.failed;
   }
+}
+
+/** Readable lines for a person at a terminal, JSON lines for journald and everything else. */
+function logFormat(io: RuntimeIo, env: Env): LogFormat {
+  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return { style: 'json' };
+  return { style: 'pretty', color: !env.NO_COLOR && env.TERM !== 'dumb' };
 }
 
 function usageError(io: RuntimeIo, message: string, hint: string): ExitCode {
