@@ -9,7 +9,7 @@ Commands:
   logout   remove this device's credentials
   enable   install and start a systemd unit running "run", so the runtime survives reboots
   disable  stop and remove that unit
-  status   the unit's state and this device's registration
+  status   the runtime running here (pid, device, server, carrier, uptime), the unit, the registration
 
 "svc runtime <command> --help" shows a command's options.`;
 
