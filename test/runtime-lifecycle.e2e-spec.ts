@@ -13,7 +13,7 @@ import { environmentOf, execStartArgv, parseUnit } from '../apps/runtime/src/ser
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@runtime-life.test';
 const WAIT_MS = 60_000;
@@ -124,7 +124,6 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
   it('`svc runtime status` reports the running runtime (pid, device, server, carrier, uptime) and exits 0; 1 once it stopped', async () => {
     const configDir = join(dir, 'status');
     const caller = await server.login(ALICE);
-    const { registerDevice } = await import('./fixtures/test-server');
     const apiKey = await registerDevice(server, 'life-status', `user:${ALICE}`, caller);
     const env = { HOME: dir, SVC_CONFIG_DIR: configDir, SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey };
     const rt = startRuntimeProcess(['run', '--transport', 'quic'], env);

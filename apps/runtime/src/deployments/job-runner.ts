@@ -62,8 +62,7 @@ export class JobRunner {
   private readonly groups: GroupRecorder;
 
   constructor(private readonly options: JobRunnerOptions) {
-    const records = processGroupRecords(options.root);
-    this.groups = { record: (pgid) => records.record(pgid, options.job.id), forget: (pgid) => records.forget(pgid) };
+    this.groups = processGroupRecords(options.root).recorderFor(options.job.id);
     this.aborted = new Promise((resolve) => this.lifetime.signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
     this.probes = new JobProbes(options.job.observe, options.timing.killGraceMs, (tracker, changed) => {
       if (changed) options.log.note(`health: ${tracker.state} (${tracker.detail})`);

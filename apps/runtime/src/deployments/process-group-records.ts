@@ -4,6 +4,7 @@ import type { RuntimeLogger } from '../logging/runtime-logger';
 import { replaceFileSync, unlinkQuietly } from '../supervisor/atomic-file';
 import { currentBootId } from '../supervisor/runtime-lock';
 import { groupMembers, procStat, stopGroup } from './group-stop';
+import type { GroupRecorder } from './job-process';
 
 interface GroupRecord {
   pgid: number;
@@ -38,6 +39,11 @@ export class ProcessGroupRecords {
 
   forget(pgid: number): void {
     unlinkQuietly(this.path(pgid));
+  }
+
+  /** What a job's commands record themselves with. */
+  recorderFor(job: string): GroupRecorder {
+    return { record: (pgid) => this.record(pgid, job), forget: (pgid) => this.forget(pgid) };
   }
 
   /**
