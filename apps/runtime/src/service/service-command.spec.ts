@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { serviceCommand } from './service-command';
 import { quoteArgument, UNIT_NAME } from './systemd-unit';
@@ -58,6 +58,14 @@ describe('svc runtime enable|disable|status', () => {
     expect(unit).toMatch(/^KillMode=control-group$/m);
     expect(unit).toMatch(/^Restart=always$/m);
     expect(systemctl.calls()).toEqual(['daemon-reload', `enable --now ${UNIT_NAME}`]);
+  });
+
+  it("runs the runtime's own entry, and writes options given as variables as flags, but never the API key", async () => {
+    const withVariables = { ...env, SVC_SERVER_URL: 'https://from-env.example.com', SVC_CA_FILE: 'env-ca.pem', OWNER_REFERENCE: 'org:acme', SVC_API_KEY: 'svc_secret_key_0123456789abcdef' };
+    expect(await serviceCommand('enable', ['--transport', 'tcp'], withVariables, io().io)).toBe(0);
+    const unit = readFileSync(join(unitDir, UNIT_NAME), 'utf8');
+    expect(unit).toContain(`ExecStart=${quoteArgument(process.execPath)} ${quoteArgument(realpathSync(require.resolve('../main')))} "run" "--server" "https://from-env.example.com" "--owner" "org:acme" "--ca" ${quoteArgument(resolve('env-ca.pem'))} "--transport" "tcp"\n`);
+    expect(unit).not.toContain('svc_secret');
   });
 
   it('writes a unit that systemd itself accepts (systemd-analyze verify)', async () => {
