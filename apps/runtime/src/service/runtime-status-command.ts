@@ -41,13 +41,26 @@ export function runtimeStatus(system: Systemd, env: Env, io: RuntimeIo, json: bo
   return runtime.running || unitActive ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-/** The SVC_CONFIG_DIR the unit gives the service, when it sets one. */
+/** The configuration directory of the unit's service: its SVC_CONFIG_DIR, else that of its User= account. */
 function unitConfigDir(unitPath: string): string | undefined {
   try {
-    return environmentOf(parseUnit(readFileSync(unitPath, 'utf8')).get('Service.Environment') ?? []).SVC_CONFIG_DIR;
+    const unit = parseUnit(readFileSync(unitPath, 'utf8'));
+    const configured = environmentOf(unit.get('Service.Environment') ?? []).SVC_CONFIG_DIR;
+    const user = unit.get('Service.User')?.at(-1);
+    const home = user === undefined ? undefined : homeOf(user);
+    return configured ?? (home === undefined ? undefined : configDirectory({ HOME: home }));
   } catch {
     return undefined;
   }
+}
+
+/** An account's home directory, from /etc/passwd (`name:x:uid:gid:gecos:home:shell`). */
+function homeOf(user: string): string | undefined {
+  const entry = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((fields) => fields[0] === user && fields.length >= 7);
+  return entry?.[5];
 }
 
 function readRegistration(path: string): { state: string; device_id?: string; request_id?: string; text: string } {

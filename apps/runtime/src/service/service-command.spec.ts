@@ -68,6 +68,15 @@ describe('svc runtime enable|disable|status', () => {
     expect(unit).not.toContain('svc_secret');
   });
 
+  it("status looks for the runtime in the unit's account's home when the unit runs as another user", async () => {
+    const { SVC_CONFIG_DIR: _ignored, ...noConfigDir } = env;
+    expect(await serviceCommand('enable', ['--server', 'http://localhost:8085', '--user', 'nobody'], noConfigDir, io().io)).toBe(0);
+    const shown = io();
+    await serviceCommand('status', ['--json'], noConfigDir, shown.io);
+    const home = readFileSync('/etc/passwd', 'utf8').split('\n').find((line) => line.startsWith('nobody:'))!.split(':')[5];
+    expect(JSON.parse(shown.text.out).registration.credentials).toBe(join(home, '.config', 'svc', 'credentials.json'));
+  });
+
   it('writes a unit that systemd itself accepts (systemd-analyze verify)', async () => {
     // systemd's own parser (package systemd; .ci/run installs it when missing). It needs no running systemd.
     await serviceCommand('enable', ['--server', 'http://localhost:8085', '--pin', `sha256:${'ab'.repeat(32)}`], env, io().io);
