@@ -125,6 +125,8 @@ describe('deployment channel', () => {
     expect(await status(id)).toEqual({
       ...report,
       jobs: [{ ...report.jobs[0], log_tail: ['listening on :8080', 'colour \\u001b[31mred'] }, report.jobs[1]],
+      online: true,
+      stale: false,
     });
     const single = await server.api.post('/devices/deployments/status', { devices: [id] }, owner);
     expect(single.body.results[0]).toMatchObject({ device: id, deployment_id: deploymentId, status: 'running' });

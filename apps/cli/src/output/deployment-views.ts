@@ -13,6 +13,7 @@ export function deploymentSummary(device: string, deployment: Deployment): strin
   if (deployment.name) lines.push(`Name:     ${escapeTerminal(deployment.name)}`);
   lines.push(`Rollback: ${deployment.rollback ? `${policyText(deployment.rollback.on_health_failure)}, within ${deployment.rollback.stabilization_period_secs} s of activation` : 'none'}`);
   lines.push(`Created:  ${deployment.created_at}, updated ${deployment.updated_at}`);
+  if (deployment.redacted) lines.push('Secrets:  env values and file contents hidden (your role on this device does not allow device:deploy)');
   lines.push('');
   lines.push(
     deployment.jobs.length === 0
