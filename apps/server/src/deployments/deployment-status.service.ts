@@ -51,7 +51,8 @@ export class DeploymentStatusService {
       this.presence.presenceOf([device.id]).then((answer) => presenceIn(answer, device.id)),
     ]);
     const report = stored ? (stored.data as unknown as DeploymentStatusReport) : null;
-    const latest = newest(stored && report && { receivedAt: stored.createdAt, reportedAt: report.reported_at }, this.freshness.lastHeard(device.id, record.id));
+    const storedTimes = stored && { receivedAt: stored.createdAt, reportedAt: report!.reported_at };
+    const latest = newest(storedTimes, this.freshness.lastHeard(device.id, record.id));
     const now = this.clock.now();
     const stale = isStale({
       online: presence.online,
@@ -85,8 +86,12 @@ function pending(record: DeploymentRecord): Omit<DeploymentStatus, 'online' | 's
   };
 }
 
-/** The later of the stored report and the last one heard (a repeat the channel did not store). */
+/**
+ * The later of the stored report and the last one heard (a repeat the channel did not store),
+ * by the device's own clock: both are its reports, and this process may have heard the stored one
+ * or not (it was stored before a restart, or by another replica).
+ */
 function newest(stored: HeardReport | null, heard: HeardReport | undefined): HeardReport | null {
   if (!heard) return stored;
-  return stored && stored.receivedAt >= heard.receivedAt ? stored : heard;
+  return stored && Date.parse(stored.reportedAt) > Date.parse(heard.reportedAt) ? stored : heard;
 }
