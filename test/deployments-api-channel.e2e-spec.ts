@@ -103,7 +103,7 @@ describe('deployment channel', () => {
     // Written straight to storage, as another replica would: nobody in this process is told.
     const repository = server.app.get(DeploymentsRepository);
     const head = await repository.head(id);
-    await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1 });
+    await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1, lastRollback: null });
     const moved = await channel.next((d) => d.deployment?.id === b, 0, 10_000);
     expect(moved.revision).toBe(head.revision + 1);
   });
