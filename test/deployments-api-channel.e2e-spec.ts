@@ -103,7 +103,7 @@ describe('deployment channel', () => {
     // Written straight to storage, as another replica would: nobody in this process is told.
     const repository = server.app.get(DeploymentsRepository);
     const head = await repository.head(id);
-    await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1 });
+    await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1, lastRollback: null });
     const moved = await channel.next((d) => d.deployment?.id === b, 0, 10_000);
     expect(moved.revision).toBe(head.revision + 1);
   });
@@ -125,6 +125,8 @@ describe('deployment channel', () => {
     expect(await status(id)).toEqual({
       ...report,
       jobs: [{ ...report.jobs[0], log_tail: ['listening on :8080', 'colour \\u001b[31mred'] }, report.jobs[1]],
+      online: true,
+      stale: false,
     });
     const single = await server.api.post('/devices/deployments/status', { devices: [id] }, owner);
     expect(single.body.results[0]).toMatchObject({ device: id, deployment_id: deploymentId, status: 'running' });
@@ -178,11 +180,31 @@ describe('deployment channel', () => {
       expect.objectContaining({ user: `device:${id}`, details: `device rolled back deployment ${bad} to ${good}: web not healthy within 30 s\\u001b[2J` }),
     ]);
 
+    // The default status (the active deployment) says which rollback made it active, why and when.
+    expect(await status(id)).toMatchObject({ deployment_id: good, rolled_back_from: { deployment_id: bad, reason: 'web not healthy within 30 s\\u001b[2J', at: expect.any(String) } });
+    expect(await status(id, bad)).not.toHaveProperty('rolled_back_from');
+
     // The same report again (a runtime repeats its state on reconnect) changes nothing.
     channel.report({ ...rolledBack, reported_at: new Date().toISOString() });
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(await activeOf(id)).toBe(good);
     expect(channel.desired.filter((d) => d.revision > back.revision)).toEqual([]);
+
+    // A change of the active deployment ends the notice.
+    expect((await deploy(id, deployRequest([serviceJob('web', { env: { FIXED: '1' } })]))).status).toBe(200);
+    expect(await status(id)).not.toHaveProperty('rolled_back_from');
+  });
+
+  it('answers the deployment rolled back when a rollback left no active deployment', async () => {
+    const { id, apiKey } = await device();
+    const { deployment_id: only } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const channel = new ChannelEnd();
+    await connect(apiKey, { deployments: channel.handler });
+    const sent = await channel.next((d) => d.deployment?.id === only);
+    channel.report({ ...runningReport(only, ['web'], { status: 'rolled_back' }), rollback: { reason: 'web not healthy', to_deployment_id: null } });
+    expect((await channel.next((d) => d.revision > sent.revision)).deployment).toBeNull();
+    expect((await server.api.get(`/devices/${id}/deployments/active`, owner)).status).toBe(404);
+    expect(await status(id)).toMatchObject({ deployment_id: only, status: 'rolled_back', rollback: { reason: 'web not healthy', to_deployment_id: null }, online: true, stale: false });
   });
 
   it('keeps the active deployment when the device rolled back to one that no longer exists, and audits it once', async () => {
@@ -217,6 +239,11 @@ describe('deployment channel', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     await eventually(async () => (await stored()) === 1, 'the first report');
+    // Stored once, but heard every time: the status says when the device last reported.
+    const repeat = runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: ['line 4'] }], reported_at: new Date(Date.now() + 60_000).toISOString() });
+    channel.report(repeat);
+    await eventually(async () => (await status(id)).reported_at === repeat.reported_at, 'the time of the repeat');
+    expect(await stored()).toBe(1);
     channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
     await eventually(async () => (await stored()) === 2, 'the changed report');
     // A new desired state: the runtime reports afresh, and that report is stored even when unchanged.

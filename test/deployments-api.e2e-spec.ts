@@ -80,6 +80,9 @@ describe('deployments API', () => {
         { id: 'db', status: 'pending', health: 'unknown' },
       ],
       reported_at: null,
+      // The device never connected: offline, so what this says may not be true.
+      online: false,
+      stale: true,
     });
 
     server.clock.advance(1000);
@@ -312,7 +315,7 @@ describe('deployments API', () => {
     ]);
     const statuses = await server.api.post('/devices/deployments/status', { devices: [withActive, without, 'nope'] }, viewer);
     expect(statuses.body.results).toEqual([
-      { device: withActive, deployment_id: a.id, status: 'pending', jobs: [], reported_at: null },
+      { device: withActive, deployment_id: a.id, status: 'pending', jobs: [], reported_at: null, online: false, stale: true },
       { device: without, error: 'No active deployment', code: 'NO_ACTIVE_DEPLOYMENT' },
       { device: 'nope', error: 'Device not found', code: 'DEVICE_NOT_FOUND' },
     ]);

@@ -5,7 +5,8 @@
  * against the real server and a real runtime process running what the agent deploys. The CLI's
  * lifecycle on a runtime: deployments.e2e-spec.ts.
  */
-import type { Deployment, DeploymentStatus } from '@svc/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Deployment, DeploymentStatus, DeploymentSummary } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { DeployProject, eventually, processRunning } from './fixtures/deploy-project';
 import { callTool, callToolError, McpSession, startMcp } from './fixtures/mcp-session';
@@ -130,7 +131,24 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(DEPLOYMENT_TOOLS));
       const deploy = tools.find((tool) => tool.name === 'device_deploy')!;
       expect(deploy.inputSchema.required).toEqual(['device', 'file']);
-      expect(deploy.description).toMatch(/file is a path on the machine running svc mcp/);
+      expect(deploy.description).toMatch(/file is a path here/);
+    });
+
+    it('device_deployment_list answers summaries: a 20 KB inline file stays out of the list, one device_deployment_show away', async () => {
+      project.write('big.txt', 'x'.repeat(20 * 1024));
+      project.write('big.yaml', `id: big\nenabled: false\nfiles:\n  big.txt: ./big.txt\nenv:\n  TOKEN: summary-secret\nsteps:\n  - name: main\n    run: exec sleep 3600\n`);
+      expect((await svc(alice, ['deploy', COMPOSE, 'big.yaml'], { cwd: project.dir })).code).toBe(0);
+      const raw = (await mcp.client.callTool({ name: 'device_deployment_list', arguments: { device: COMPOSE } })) as CallToolResult;
+      const [text] = raw.content as Array<{ type: 'text'; text: string }>;
+      expect(Buffer.byteLength(text.text)).toBeLessThan(1024);
+      expect(text.text).not.toContain('summary-secret');
+      const listed = JSON.parse(text.text) as { deployments: DeploymentSummary[] };
+      expect(listed.deployments).toEqual([
+        expect.objectContaining({ id: expect.any(String), active: true, jobs: [{ id: 'shop-front', type: 'service', enabled: true }, { id: 'big', type: 'service', enabled: false }], created_at: expect.any(String), updated_at: expect.any(String) }),
+      ]);
+      expect(Object.keys(listed.deployments[0]).every((key) => ['id', 'active', 'name', 'jobs', 'rollback', 'created_at', 'updated_at'].includes(key))).toBe(true);
+      const shown = await callTool<Deployment>(mcp, 'device_deployment_show', { device: COMPOSE, deployment_id: listed.deployments[0].id });
+      expect(shown.jobs.find((job) => job.id === 'big')?.files['big.txt']).toHaveLength(20 * 1024);
     });
 
     it('device_deploy reads a file relative to its working directory; the device runs the job', async () => {
@@ -184,7 +202,10 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
       const created = await callTool<Deployment>(mcp, 'device_deployment_new', { device: DEVICE });
       expect(created).toMatchObject({ active: false, jobs: [] });
       expect(await callTool(mcp, 'device_deployment_rm', { device: DEVICE, deployment_id: created.id })).toEqual({ status: 'removed' });
-      expect(await callToolError(mcp, 'device_deployment_rm', { device: DEVICE, deployment_id: ids.clone })).toMatch(/^CONFLICT: Deployment .* is active/);
+      // A refusal says what is wrong; the server's request id (which helps only with server faults) is left out.
+      const refusal = await callToolError(mcp, 'device_deployment_rm', { device: DEVICE, deployment_id: ids.clone });
+      expect(refusal).toMatch(/^CONFLICT: Deployment .* is active; activate another deployment first/);
+      expect(refusal).not.toContain('(request ');
     });
 
     it('refuses a bad file as a tool error naming the line and field', async () => {

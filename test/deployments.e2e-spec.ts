@@ -110,24 +110,49 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     ]);
     expect(await httpText(ports.web)).toBe('v1\n');
 
+    expect(answer).toMatchObject({ online: true, stale: false, reported_at: expect.any(String) });
+    expect(answer).not.toHaveProperty('rolled_back_from');
+
     const human = await svc(alice, ['deployments', 'status', DEVICE]);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^Deployment ${ids.first}: running \\(reported `));
+    expect(human.stdout).toMatch(new RegExp(`^Deployment ${ids.first}: running \\(reported \\S+, (\\d+s ago|just now)\\)$`, 'm'));
     expect(human.stdout).toMatch(/^JOB +STATUS +HEALTH +RESTARTS +REASON$/m);
     expect(human.stdout).toMatch(/^web +running +healthy +0 +-$/m);
+    expect(human.stdout).not.toMatch(/offline|Stale/);
+  });
+
+  it('calls a status stale (exit 1) once the connected device has not reported for 3 report intervals, and fresh again after its next report', async () => {
+    // The server's clock jumps 4 minutes: the last report is now older than 3 × 60 s. (Again should
+    // the device's minutely report land between the jump and the reads.)
+    const stale = await until('a stale status', async () => {
+      server!.clock.advance(4 * 60_000);
+      const human = await svc(alice, ['deployments', 'status', DEVICE]);
+      const json = await svc(alice, ['deployments', 'status', DEVICE, '--json']);
+      return human.stdout.includes('Stale') && JSON.parse(json.stdout).stale === true && { human, json };
+    });
+    expect(stale.human.code).toBe(1);
+    expect(stale.human.stdout).toMatch(/^Stale: the device is online but has not reported on this deployment for over 3 minutes/m);
+    expect(stale.json.code).toBe(1);
+    expect(JSON.parse(stale.json.stdout)).toMatchObject({ status: 'running', online: true, stale: true });
+    // Its next report (a job change reports at once) makes it fresh.
+    const worker = await until('the worker pid', () => project.pid('worker'));
+    process.kill(worker, 'SIGKILL');
+    await until('a fresh status', async () => !(await restStatus()).stale);
   });
 
   it('restarts a killed job per its policy and shows the restart in the status', async () => {
+    // The stale test above killed the worker once already.
+    const restartsBefore = (await restStatus()).jobs.find((job) => job.id === 'worker')?.restarts ?? 0;
     const first = await until('the worker pid', () => project.pid('worker'));
     process.kill(first, 'SIGKILL');
     await until('the worker restarted', async () => {
       const worker = (await restStatus()).jobs.find((job) => job.id === 'worker');
-      return (worker?.restarts ?? 0) >= 1 && worker?.status === 'running' && project.pid('worker') !== first;
+      return (worker?.restarts ?? 0) > restartsBefore && worker?.status === 'running' && project.pid('worker') !== first;
     });
     const answer = await svcJson<DeploymentStatus>(alice, ['deployments', 'status', DEVICE]);
-    expect(answer.jobs.find((job) => job.id === 'worker')).toMatchObject({ status: 'running', restarts: 1, reason: expect.stringMatching(/SIGKILL/) });
+    expect(answer.jobs.find((job) => job.id === 'worker')).toMatchObject({ status: 'running', restarts: restartsBefore + 1, reason: expect.stringMatching(/SIGKILL/) });
     expect(processRunning(first)).toBe(false);
-    expect((await svc(alice, ['deployments', 'status', DEVICE])).stdout).toMatch(/^worker +running +healthy +1 +.*SIGKILL/m);
+    expect((await svc(alice, ['deployments', 'status', DEVICE])).stdout).toMatch(new RegExp(`^worker +running +healthy +${restartsBefore + 1} +.*SIGKILL`, 'm'));
   });
 
   it('prints a job log raw, as JSON lines, and follows it until Ctrl-C (exit 0)', async () => {
@@ -204,7 +229,16 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
 
     await until('the previous deployment active again', async () => (await svc(alice, ['deployments', 'active', DEVICE])).stdout === `${ids.clone}\n`);
     await statusIs('running', ids.clone);
-    expect((await svc(alice, ['deployments', 'status', DEVICE])).code).toBe(0);
+    // The default status (the active deployment) says that a rollback made it active: from which, when, why; exit 1.
+    const after = await svc(alice, ['deployments', 'status', DEVICE]);
+    expect(after.code).toBe(1);
+    expect(after.stdout).toMatch(new RegExp(`^Deployment ${ids.clone}: running `, 'm'));
+    expect(after.stdout).toMatch(new RegExp(`^Active after an automatic rollback: deployment ${ids.bad} was rolled back at \\d{4}-\\S+Z: job api .*unhealthy`, 'm'));
+    expect(JSON.parse((await svc(alice, ['deployments', 'status', DEVICE, '--json'])).stdout)).toMatchObject({
+      deployment_id: ids.clone,
+      status: 'running',
+      rolled_back_from: { deployment_id: ids.bad, reason: expect.stringMatching(/job api .*unhealthy/), at: expect.any(String) },
+    });
     expect(await httpText(ports.web2)).toBe('v2\n');
     expect(project.pid('api')).toBeUndefined();
   });
@@ -213,6 +247,9 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     const worker = await until('the worker pid', () => project.pid('worker'));
     expect(await svcJson(alice, ['undeploy', DEVICE, 'worker'])).toEqual({ status: 'undeployed' });
     await until('the worker process gone', () => !processRunning(worker));
+    // A change of the active deployment clears the rollback notice.
+    await until('the status without the worker', async () => (await restStatus()).jobs.every((job) => job.id !== 'worker'));
+    expect(await restStatus()).not.toHaveProperty('rolled_back_from');
     expect(project.pid('worker')).toBeUndefined();
     const shown = await svc(alice, ['deployments', 'show', DEVICE]);
     expect(shown.code).toBe(0);
@@ -262,9 +299,20 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     let out = '';
     following.stdout!.on('data', (chunk: string) => (out += chunk));
     await eventually('the tail', () => out.includes('web v2'));
+    const lastReport = (await restStatus()).reported_at;
     await stopRuntime();
     // The runtime ends the log as it stops: a follow that ended by itself, said so.
     expect(await followed).toMatchObject({ code: 0, stderr: `svc: ${DEVICE} ended the log of web (its runtime stopped)\n` });
+
+    // Its jobs stopped with it: the status says the device is offline and when it last reported, and exits 1.
+    const offline = await svc(alice, ['deployments', 'status', DEVICE]);
+    expect(offline.code).toBe(1);
+    expect(offline.stdout).toMatch(new RegExp(`^Deployment ${ids.clone}: \\S+ \\(reported \\S+, `, 'm'));
+    expect(offline.stdout).toMatch(/^Device offline: this is its last report, and may no longer be true\.$/m);
+    const offlineJson = await svc(alice, ['deployments', 'status', DEVICE, '--json']);
+    expect(offlineJson.code).toBe(1);
+    expect(JSON.parse(offlineJson.stdout)).toMatchObject({ deployment_id: ids.clone, online: false, stale: true, reported_at: expect.any(String) });
+    expect(Date.parse(JSON.parse(offlineJson.stdout).reported_at)).toBeGreaterThanOrEqual(Date.parse(lastReport!));
 
     expect(await httpText(ports.web2)).toBeUndefined(); // the jobs stop with the runtime
     const late = project.write('late.yaml', singleJob(loopJob(project, 'late')));

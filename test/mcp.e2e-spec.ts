@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targets';
 import { callTool, callToolError, McpSession, startMcp } from './fixtures/mcp-session';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
@@ -83,6 +84,31 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['devices_list', 'device_exec', 'docker_exec', 'device_cp', 'forward_start', 'org_create', 'device_deploy', 'device_deployment_status']));
     expect(mcp.stderr()).toContain('svc mcp');
+  });
+
+  it('lists its tools compactly (under 15 KB; it was 18.6 KB), each saying what it returns', async () => {
+    const listing = await mcp.client.listTools();
+    expect(Buffer.byteLength(JSON.stringify(listing))).toBeLessThan(15 * 1024);
+    for (const tool of listing.tools) expect([tool.name, tool.description]).toEqual([tool.name, expect.stringMatching(/\. Returns /)]);
+    expect(listing.tools.find((tool) => tool.name === 'org_members_list')?.description).toBe('List the members of an organization. Returns array of {email, role}.');
+  });
+
+  it('answers with compact JSON text, once: no pretty-printing, no structuredContent copy', async () => {
+    const answer = (await mcp.client.callTool({ name: 'device_status', arguments: { devices: ['mcp-1', 'mcp-off'] } })) as CallToolResult;
+    expect(answer.structuredContent).toBeUndefined();
+    expect(answer.content).toHaveLength(1);
+    const [text] = answer.content as Array<{ type: 'text'; text: string }>;
+    expect(text.text).not.toMatch(/\n|": /);
+    expect(JSON.stringify(JSON.parse(text.text))).toBe(text.text);
+    expect(JSON.parse(text.text)).toEqual({ results: [expect.objectContaining({ device: 'mcp-1', status: 'online' }), expect.objectContaining({ device: 'mcp-off', status: 'offline' })] });
+  });
+
+  it('leaves the server request id out of a tool error that is not a server fault', async () => {
+    const offline = await callToolError(mcp, 'device_exec', { device: 'mcp-off', command: ['true'] });
+    expect(offline).toMatch(/^DEVICE_OFFLINE: /);
+    expect(offline).not.toContain('request');
+    const unknown = await callToolError(mcp, 'device_access_list', { device: 'mcp-nope' });
+    expect(unknown).toBe('DEVICE_NOT_FOUND: Device not found');
   });
 
   describe('devices', () => {

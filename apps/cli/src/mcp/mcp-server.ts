@@ -23,8 +23,8 @@ export interface McpServeOptions {
 }
 
 const INSTRUCTIONS = `Tools of svc, a service that manages a fleet of edge devices: list devices and their status, run commands and container CLI commands on them, copy and synchronise files, forward ports, deploy and supervise services (deployments of compose files and run-specs), share devices and manage organizations.
-A device parameter takes a device name or id (devices_approve: the request_id of a pending registration); devices_list shows the devices you can access. Tools marked [Batch] take device or devices (a list), not both.
-What you do is recorded in each device's audit log, marked "(via MCP)", under the user who ran "svc login".`;
+Parameters: device is a device name or id (devices_approve: the request_id of a pending registration; devices_list shows what you can access). [Batch] tools take device or devices (a list), not both. deployment_id, where optional, means the active deployment. "Here" and plain paths mean the machine running svc mcp (relative to its working directory); <device>:<path> is a path on that device.
+Results are compact JSON. What you do is recorded in each device's audit log, marked "(via MCP)", under the user who ran "svc login".`;
 
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 

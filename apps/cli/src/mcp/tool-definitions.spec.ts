@@ -29,28 +29,41 @@ describe('mcpTools', () => {
 
   const definition = (name: string) => mcpTools({ readOnly: false }).find((tool) => tool.name === name)!.definition;
 
-  it('builds the input schema from the catalog: types, required, allowed values, defaults, nothing else accepted', () => {
+  it('builds the input schema from the catalog: types, required, allowed values, defaults, nothing else accepted; no description where the name says it', () => {
     expect(definition('device_access_add').inputSchema).toEqual({
       type: 'object',
       properties: {
-        device: { type: 'string', description: 'device name or id' },
+        device: { type: 'string' },
         email_or_org_id: { type: 'string', description: 'an e-mail or an organization id' },
-        role: { type: 'string', description: 'role', enum: ['admin', 'editor', 'viewer'] },
+        role: { type: 'string', enum: ['admin', 'editor', 'viewer'] },
       },
       required: ['device', 'email_or_org_id', 'role'],
       additionalProperties: false,
     });
     expect(definition('device_sync').inputSchema.properties).toMatchObject({ delete: { type: 'boolean', default: false }, exclude: { type: 'array', items: { type: 'string' } } });
     expect(definition('device_sync').inputSchema.required).toEqual(['source', 'dest']);
+    expect(definition('forward_list').inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+  });
+
+  it('says for every tool what it returns', () => {
+    for (const tool of mcpTools({ readOnly: false })) expect([tool.name, tool.definition.description]).toEqual([tool.name, expect.stringMatching(/\. Returns (array of )?\{|\. Returns the /)]);
+    expect(definition('org_members_list').description).toBe('List the members of an organization. Returns array of {email, role}.');
+    expect(definition('device_deployment_list').description).toMatch(/Returns \{deployments: \[\{id, active, name, jobs: \[\{id, type, enabled\}\].*device_deployment_show has the rest/);
   });
 
   it('tells a model how [Batch] targets, remote paths and command output work', () => {
-    expect(definition('device_status').description).toMatch(/^Connection status.*\[Batch\] Give either device .* or devices .*not both/);
-    expect(definition('device_cp').description).toContain('A path written <device>:<path> is on that device; a plain path is on the machine running svc mcp');
-    expect(definition('device_exec').description).toMatch(/without a shell.*non-zero exit_code is data.*cut at 100 KB/);
-    expect(definition('forward_start').description).toContain('until this svc mcp server exits');
+    expect(definition('device_status').description).toMatch(/^Connection status.*\[Batch\] Give either device .* or devices .*\{results: /);
+    expect(definition('device_cp').description).toContain('<device>:<path> is on the device, a plain path here.');
+    expect(definition('device_exec').description).toMatch(/no shell.*non-zero exit_code is data.*cut at 100 KB/);
+    expect(definition('forward_start').description).toContain('until svc mcp exits');
     expect(definition('org_list').description).not.toContain('[Batch]');
-    expect(definition('device_deploy').description).toMatch(/file is a path on the machine running svc mcp/);
+    expect(definition('device_deploy').description).toMatch(/file is a path here/);
     expect(definition('device_deployment_status').description).toMatch(/\[Batch\] Give either device/);
+  });
+
+  it('keeps the listing small: titles only in descriptions, read-only hints only where true', () => {
+    for (const tool of mcpTools({ readOnly: false })) expect(tool.definition.annotations).toEqual(tool.contract.readOnly ? { readOnlyHint: true } : undefined);
+    const bytes = Buffer.byteLength(JSON.stringify({ tools: mcpTools({ readOnly: false }).map((tool) => tool.definition) }));
+    expect(bytes).toBeLessThan(15 * 1024);
   });
 });

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OperationContract, OperationName, OPERATIONS, ParamSpec, ParamType } from '@svc/common';
 import { OUTPUT_FIELD_LIMIT_BYTES } from './tool-output';
+import { TOOL_RETURNS } from './tool-returns';
 
 /** A catalog operation with its MCP listing. */
 export interface McpTool {
@@ -20,25 +21,30 @@ const TOOL_NOTES: Partial<Record<OperationName, string>> = {
   devices_list: 'Pending registrations are listed with status "pending", their request_id and the fingerprint to compare before devices_approve.',
   devices_approve: 'Takes the request_id of a pending registration; compare its fingerprint with the one the device shows first.',
   devices_reject: 'Rejects a pending registration, or removes an approved device.',
-  device_exec: `command is the program and its arguments, run without a shell (use ["sh", "-c", "..."] for pipes and redirections). A non-zero exit_code is data, not a failure. output is stdout and stderr interleaved, with terminal escape sequences removed and cut at ${LIMIT_KB} KB.`,
-  docker_exec: `Runs the docker CLI on the machine running svc mcp against the device's container engine, reached through the tunnel. args are docker's arguments, e.g. ["ps", "-a"]; start long-running containers detached (-d). stdout and stderr have terminal escape sequences removed and are cut at ${LIMIT_KB} KB each.`,
-  forward_start:
-    'Each spec is <local>:<remote>: "8080:80" (port 8080 on 127.0.0.1 here to port 80 on the device), "8080:10.0.0.5:80" (a host on the device\'s network), "8000-8010:9000-9010" (a range), "/tmp/d.sock:/run/docker.sock" (unix sockets). The forward runs until forward_stop or until this svc mcp server exits.',
+  device_exec: `command is argv, no shell (["sh", "-c", "..."] for pipes). A non-zero exit_code is data. output: stdout and stderr, escapes removed, cut at ${LIMIT_KB} KB.`,
+  docker_exec: `docker runs here, through the tunnel; args e.g. ["ps", "-a"]; long-running containers with -d. Cut at ${LIMIT_KB} KB per stream.`,
+  forward_start: 'specs: "8080:80" (local to device port), "8080:10.0.0.5:80" (a host the device reaches), "8000-8010:9000-9010", "/tmp/d.sock:/run/docker.sock". Runs until forward_stop or until svc mcp exits.',
   forward_list: 'The forward sessions of this svc mcp server.',
   device_deploy:
-    'file is a path on the machine running svc mcp (relative to its working directory): a compose file (root services:, becomes one job), a run-spec job, or a deployment document (root jobs:, becomes the whole deployment). The files it references are read there and sent with it. Without deployment_id the jobs go into the active deployment (a device without one gets a new, active deployment). A bad file is refused with its line and field.',
-  device_undeploy: 'Removes the job from the deployment; on the active deployment the device stops it.',
-  device_deployment_new: 'Creates an empty deployment. With active true it becomes the active one at once, and the device stops every job of the previous one.',
-  device_deployment_rm: 'The active deployment cannot be removed: activate another one first.',
-  device_deployment_activate: 'The device stops the jobs of the previously active deployment and starts these. With a rollback policy it goes back to the previous deployment when the jobs do not get healthy; device_deployment_status then says why.',
+    'file is a path here: a compose file (one job), a run-spec job, or a deployment document (root jobs:, the whole deployment); files it references are sent along. Without deployment_id: into the active deployment (a new active one if none).',
+  device_undeploy: 'On the active deployment the device stops the job.',
+  device_deployment_new: 'Empty; with active true the device stops the previous jobs at once.',
+  device_deployment_rm: 'The active deployment cannot be removed: activate another first.',
+  device_deployment_activate: 'The device stops the previous jobs, starts these, and with a rollback policy goes back if they do not get healthy.',
   device_deployment_status:
-    'The newest status the device reported: status (pending, deploying, running, degraded, failed, rolled_back, stopped) and per job its status, health, restarts and the reason of a failure. "pending" means the device has not reported on this deployment yet.',
-  device_deployment_clone: 'Copies the jobs and rollback policy into a new deployment, inactive unless active is true: change it with device_deploy and its deployment_id, then device_deployment_activate.',
+    'status: pending (not reported yet), deploying, running, degraded, failed, rolled_back, stopped. stale: offline, or no report for 3 min.',
+  device_deployment_clone: 'Inactive unless active is true; change it with device_deploy and its deployment_id, then activate.',
 };
 
-const BATCH_NOTE =
-  '[Batch] Give either device (one name or id) or devices (a list), not both. With devices the result is {"results": [...]}, one element per device: its result fields, or error and code when that device failed.';
-const REMOTE_PATH_NOTE = 'A path written <device>:<path> is on that device; a plain path is on the machine running svc mcp (relative to its working directory).';
+const BATCH_NOTE = '[Batch] Give either device (one) or devices (a list); devices: {results: [{device, ...result} or {device, error, code}]}.';
+const REMOTE_PATH_NOTE = '<device>:<path> is on the device, a plain path here.';
+
+/**
+ * Parameters whose name says it all, given the server's instructions (device names, [Batch]
+ * targets, deployment_id defaulting to the active deployment): listed without a description, so
+ * that tools/list stays small (docs/mcp.md).
+ */
+const SELF_EXPLAINED = new Set(['device', 'devices', 'deployment_id', 'org_id', 'id', 'new_id', 'job_id', 'session_id', 'role', 'timeout_secs', 'spec_type', 'name', 'active', 'source', 'dest']);
 
 /** The tools `svc mcp` lists, in catalog order: every operation, only the read-only ones with `readOnly`. */
 export function mcpTools(options: { readOnly: boolean }): McpTool[] {
@@ -52,17 +58,19 @@ function toolDefinition(op: OperationContract): Tool {
     name: op.name,
     description: describeTool(op),
     inputSchema: inputSchema(op),
-    annotations: { title: op.summary, readOnlyHint: op.readOnly },
+    ...(op.readOnly ? { annotations: { readOnlyHint: true } } : {}),
   };
 }
 
+/** `<summary>. Returns <shape>. <note>`: what it does, what it returns, what a model must know to call it. */
 function describeTool(op: OperationContract): string {
-  const params = Object.values(op.params);
+  const returns = TOOL_RETURNS[op.name as OperationName];
   const notes = [
     `${op.summary}.`,
+    returns === undefined ? undefined : `Returns ${returns}.`,
     TOOL_NOTES[op.name as OperationName],
     op.batch ? BATCH_NOTE : undefined,
-    params.some((p) => p.description.includes('<device>:<path>')) ? REMOTE_PATH_NOTE : undefined,
+    Object.values(op.params).some((p) => p.description.includes('<device>:<path>')) ? REMOTE_PATH_NOTE : undefined,
   ];
   return notes.filter((note) => note !== undefined).join(' ');
 }
@@ -70,10 +78,11 @@ function describeTool(op: OperationContract): string {
 /** The operation's parameters as the JSON Schema of its MCP input, exactly as the catalog (and tools.md) gives them. */
 function inputSchema(op: OperationContract): Tool['inputSchema'] {
   const entries = Object.entries(op.params);
+  const required = entries.filter(([, spec]) => spec.required).map(([name]) => name);
   return {
     type: 'object',
-    properties: Object.fromEntries(entries.map(([name, spec]) => [name, paramSchema(spec)])),
-    required: entries.filter(([, spec]) => spec.required).map(([name]) => name),
+    properties: Object.fromEntries(entries.map(([name, spec]) => [name, paramSchema(name, spec)])),
+    ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
   };
 }
@@ -85,10 +94,10 @@ const JSON_TYPES: Record<ParamType, object> = {
   'string[]': { type: 'array', items: { type: 'string' } },
 };
 
-function paramSchema(spec: ParamSpec): object {
+function paramSchema(name: string, spec: ParamSpec): object {
   return {
     ...JSON_TYPES[spec.type],
-    description: spec.description,
+    ...(SELF_EXPLAINED.has(name) ? {} : { description: spec.description }),
     ...(spec.enum ? { enum: [...spec.enum] } : {}),
     ...(spec.default !== undefined ? { default: spec.default } : {}),
   };

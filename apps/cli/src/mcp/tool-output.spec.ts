@@ -62,23 +62,25 @@ describe('shapeResult', () => {
 });
 
 describe('toolResult', () => {
-  it('gives an object as JSON text and as structuredContent', () => {
-    expect(toolResult({ status: 'added' })).toEqual({ content: [{ type: 'text', text: '{\n  "status": "added"\n}' }], structuredContent: { status: 'added' } });
+  it('gives an object as compact JSON text, once (no structuredContent copy)', () => {
+    expect(toolResult({ status: 'added', jobs: [{ id: 'web' }] })).toEqual({ content: [{ type: 'text', text: '{"status":"added","jobs":[{"id":"web"}]}' }] });
   });
 
-  it('gives a list as JSON text only (structuredContent must be an object)', () => {
-    expect(toolResult([{ id: 'acme' }])).toEqual({ content: [{ type: 'text', text: '[\n  {\n    "id": "acme"\n  }\n]' }] });
+  it('gives a list as compact JSON text', () => {
+    expect(toolResult([{ id: 'acme' }])).toEqual({ content: [{ type: 'text', text: '[{"id":"acme"}]' }] });
   });
 });
 
 describe('toolError', () => {
   it.each([
-    ['a domain error', new DeviceNotFoundError(), /^DEVICE_NOT_FOUND: Device not found$/],
-    ['a server answer', new ApiError('FORBIDDEN', 'Viewers cannot run commands', 403, 'req-42'), /^FORBIDDEN: Viewers cannot run commands \(request req-42\)$/],
-    ['anything else', new Error('socket hang up'), /^INTERNAL: socket hang up$/],
+    ['a domain error', new DeviceNotFoundError(), 'DEVICE_NOT_FOUND: Device not found'],
+    ['a refusal of the server, without its request id', new ApiError('FORBIDDEN', 'Viewers cannot run commands', 403, 'req-42'), 'FORBIDDEN: Viewers cannot run commands'],
+    ['an offline device, without its request id', new ApiError('DEVICE_OFFLINE', 'Device is offline', 503, 'req-43'), 'DEVICE_OFFLINE: Device is offline'],
+    ['a server fault, with the request id to report', new ApiError('INTERNAL', 'Internal server error', 500, 'req-44'), 'INTERNAL: Internal server error (request req-44)'],
+    ['anything else', new Error('socket hang up'), 'INTERNAL: socket hang up'],
   ])('gives %s as a tool error with its code', (_kind, error, text) => {
     const result = toolError(error);
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(text) }]);
+    expect(result.content).toEqual([{ type: 'text', text }]);
   });
 });

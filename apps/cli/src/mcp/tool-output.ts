@@ -49,23 +49,24 @@ export function shapeResult(tool: OperationName, result: unknown): unknown {
 }
 
 /**
- * The result as JSON text (what every client shows the model) and, when it is an object, also as
- * structuredContent (MCP allows only objects there; lists stay text).
+ * The result as compact JSON text, once: no structuredContent, since the tools declare no
+ * outputSchema and a copy would send every answer twice (docs/mcp.md).
  */
 export function toolResult(result: unknown): CallToolResult {
-  const text = JSON.stringify(result, null, 2) ?? 'null';
-  return isObject(result) && !Array.isArray(result) ? { content: [{ type: 'text', text }], structuredContent: result } : { content: [{ type: 'text', text }] };
+  return { content: [{ type: 'text', text: JSON.stringify(result) ?? 'null' }] };
 }
 
 /**
  * A failed call as the model sees it: one line with the error's stable code, so it can tell "not
- * found" from "offline" from "log in first", and the server's request id for the user's report.
+ * found" from "offline" from "log in first". The server's request id only for a server fault
+ * (INTERNAL, HTTP 500), where it helps the operator find the failure in the server's log.
  */
 export function toolError(error: unknown): CallToolResult {
   const domain = error instanceof DomainError ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  const requestId = (error as { requestId?: unknown } | undefined)?.requestId;
-  const suffix = typeof requestId === 'string' ? ` (request ${requestId})` : '';
+  const { requestId, statusCode } = (error ?? {}) as { requestId?: unknown; statusCode?: unknown };
+  const serverFault = domain?.code === 'INTERNAL' || statusCode === 500;
+  const suffix = serverFault && typeof requestId === 'string' ? ` (request ${requestId})` : '';
   return { isError: true, content: [{ type: 'text', text: `${domain?.code ?? 'INTERNAL'}: ${message}${suffix}` }] };
 }
 

@@ -6,8 +6,11 @@ const status = (over: Partial<DeploymentStatus> = {}): DeploymentStatus => ({
   status: 'running',
   jobs: [{ id: 'web', status: 'running', health: 'healthy', restarts: 2, reason: 'exited with code 1' }],
   reported_at: '2026-11-23T10:00:00.000Z',
+  online: true,
+  stale: false,
   ...over,
 });
+const NOW = new Date('2026-11-23T10:03:04.000Z');
 
 describe('allRunning (the exit code of svc deployments status)', () => {
   it.each<[string, StatusItem[], boolean]>([
@@ -16,6 +19,9 @@ describe('allRunning (the exit code of svc deployments status)', () => {
     ['one degraded', [{ device: 'a', ...status() }, { device: 'b', ...status({ status: 'degraded' }) }], false],
     ['not reported yet', [{ device: 'a', ...status({ status: 'pending', reported_at: null }) }], false],
     ['rolled back', [{ device: 'a', ...status({ status: 'rolled_back' }) }], false],
+    ['running on an offline device', [{ device: 'a', ...status({ online: false, stale: true }) }], false],
+    ['running, but stale', [{ device: 'a', ...status({ stale: true }) }], false],
+    ['running after a rollback went back to it', [{ device: 'a', ...status({ rolled_back_from: { deployment_id: 'd2', reason: 'r', at: 't' } }) }], false],
     ['a device without a deployment', [{ device: 'a', ...status() }, { device: 'b', error: 'No active deployment', code: 'NO_ACTIVE_DEPLOYMENT' }], false],
   ])('%s', (_, items, expected) => {
     expect(allRunning(items)).toBe(expected);
@@ -24,14 +30,24 @@ describe('allRunning (the exit code of svc deployments status)', () => {
 
 describe('deployment views', () => {
   it('shows a status as a line and a table of jobs, the rollback and its reason below', () => {
-    const text = statusBlock(status({ status: 'rolled_back', rollback: { reason: 'job web is unhealthy', to_deployment_id: 'd0' } }));
+    const text = statusBlock(status({ status: 'rolled_back', rollback: { reason: 'job web is unhealthy', to_deployment_id: 'd0' } }), NOW);
     expect(text.split('\n')).toEqual([
-      'Deployment d1: rolled_back (reported 2026-11-23T10:00:00.000Z)',
+      'Deployment d1: rolled_back (reported 2026-11-23T10:00:00.000Z, 3m04s ago)',
       'JOB  STATUS   HEALTH   RESTARTS  REASON',
       'web  running  healthy  2         exited with code 1',
       'Rolled back to deployment d0: job web is unhealthy',
     ]);
     expect(statusBlock(status({ status: 'pending', reported_at: null, jobs: [] }))).toBe('Deployment d1: pending (not reported by the device yet)');
+  });
+
+  it('says when the device is offline or its report stale, and which rollback made a deployment active', () => {
+    expect(statusBlock(status({ online: false, stale: true, jobs: [] }), NOW).split('\n')).toEqual([
+      'Deployment d1: running (reported 2026-11-23T10:00:00.000Z, 3m04s ago)',
+      'Device offline: this is its last report, and may no longer be true.',
+    ]);
+    expect(statusBlock(status({ stale: true, jobs: [] }), NOW)).toMatch(/\nStale: the device is online but has not reported on this deployment for over 3 minutes/);
+    const after = statusBlock(status({ jobs: [], rolled_back_from: { deployment_id: 'd2', reason: 'job api is unhealthy\u001b[2J', at: '2026-11-23T10:01:00.000Z' } }), NOW);
+    expect(after).toBe('Deployment d1: running (reported 2026-11-23T10:00:00.000Z, 3m04s ago)\nActive after an automatic rollback: deployment d2 was rolled back at 2026-11-23T10:01:00.000Z: job api is unhealthy\\x1b[2J');
   });
 
   it('escapes what the device reported', () => {
@@ -42,8 +58,8 @@ describe('deployment views', () => {
   });
 
   it('prints a batch per device, an error in place of a status', () => {
-    const text = batchStatusText([{ device: 'edge\u001b', ...status({ jobs: [] }) }, { device: 'b', error: 'No active deployment', code: 'NO_ACTIVE_DEPLOYMENT' }]);
-    expect(text).toBe('edge\\x1b: Deployment d1: running (reported 2026-11-23T10:00:00.000Z)\n\nb: error: No active deployment');
+    const text = batchStatusText([{ device: 'edge\u001b', ...status({ jobs: [] }) }, { device: 'b', error: 'No active deployment', code: 'NO_ACTIVE_DEPLOYMENT' }], NOW);
+    expect(text).toBe('edge\\x1b: Deployment d1: running (reported 2026-11-23T10:00:00.000Z, 3m04s ago)\n\nb: error: No active deployment');
   });
 
   it('summarises a deployment with its rollback policy and a table of its jobs', () => {

@@ -1,5 +1,5 @@
 import type { ServerHttp2Stream } from 'node:http2';
-import { DEPLOYMENT_CHANNEL_LIMITS, DeploymentStatusReport, DesiredState, encodeChannelLine, LineSplitter } from '@svc/common';
+import { DEPLOYMENT_CHANNEL_LIMITS, DEPLOYMENT_REPORT_INTERVAL_MS, DeploymentStatusReport, DesiredState, encodeChannelLine, LineSplitter } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { RunningOperation } from '../supervisor/operation-registry';
 import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
@@ -12,7 +12,7 @@ export interface ChannelTiming {
   heartbeatMs: number;
 }
 
-export const DEFAULT_CHANNEL_TIMING: ChannelTiming = { coalesceMs: 500, heartbeatMs: 60_000 };
+export const DEFAULT_CHANNEL_TIMING: ChannelTiming = { coalesceMs: 500, heartbeatMs: DEPLOYMENT_REPORT_INTERVAL_MS };
 
 /**
  * `POST /v1/deployments`, the deployment channel the server opens after each connect

@@ -102,6 +102,11 @@ export class AccessPolicy {
     return { device, ...grant };
   }
 
+  /** Whether a caller already authorized on a device also holds `capability` there (what it may read of it, e.g. a deployment's secrets). */
+  holds(access: AuthorizedDevice, capability: Capability): boolean {
+    return grantAllows(access, capability);
+  }
+
   /** Non-members do not see an organization (404); visible but not allowed is 403. */
   async requireOrg(principal: Principal, orgId: string, capability: OrgCapability): Promise<OrgRecord> {
     const org = typeof orgId === 'string' && isOrgId(orgId) ? await this.orgs.findById(orgId) : null;

@@ -32,6 +32,8 @@ export interface ChannelHost {
   desiredState(deviceId: string): Promise<DesiredState>;
   /** Stores a report (false: dropped, e.g. on a deployment the device does not have) and follows a rollback it reports. */
   storeReport(deviceId: string, report: DeploymentStatusReport): Promise<boolean>;
+  /** Every checked report, before reports saying nothing new are coalesced away: how fresh a status is. */
+  heard(deviceId: string, report: DeploymentStatusReport): void;
   /** The runtime does not know the deployment channel (an older runtime). */
   unsupported(deviceId: string): void;
   readonly logger: Logger;
@@ -163,6 +165,7 @@ export class DeploymentChannel {
       return;
     }
     const { report } = checked;
+    this.host.heard(this.deviceId, report);
     if (!this.pending.has(report.deployment_id) && this.pending.size >= MAX_PENDING_REPORTS) {
       this.drop('a report on too many deployments at once');
       return;

@@ -7,6 +7,7 @@ import { DeploymentChanges } from './deployment-changes';
 import { ChannelHost, DeploymentChannel } from './deployment-channel';
 import { DeploymentReports } from './deployment-reports';
 import { desiredStateOf } from './deployment-state';
+import { ReportFreshness } from './report-freshness';
 
 /**
  * How often the heads of the devices whose channels this process holds are compared with what
@@ -34,6 +35,7 @@ export class DeploymentChannels implements OnModuleInit, OnApplicationShutdown, 
     private readonly deployments: DeploymentsRepository,
     private readonly reports: DeploymentReports,
     private readonly changes: DeploymentChanges,
+    private readonly freshness: ReportFreshness,
   ) {}
 
   onModuleInit(): void {
@@ -55,6 +57,10 @@ export class DeploymentChannels implements OnModuleInit, OnApplicationShutdown, 
 
   storeReport(deviceId: string, report: DeploymentStatusReport): Promise<boolean> {
     return this.reports.store(deviceId, report);
+  }
+
+  heard(deviceId: string, report: DeploymentStatusReport): void {
+    this.freshness.record(deviceId, report);
   }
 
   unsupported(deviceId: string): void {

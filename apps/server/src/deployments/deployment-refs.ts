@@ -1,6 +1,6 @@
 import { Capability, NotFoundError } from '@svc/common';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
 import type { DeviceRecord } from '../storage/records';
 
 /** The device a reference names, if the caller holds `capability` on it (else not found / forbidden). */
@@ -13,6 +13,14 @@ export function deviceResolver(policy: AccessPolicy, principal: UserPrincipal, c
   return async (ref: string): Promise<{ key: string; target: DeviceRecord }> => {
     const { device } = await policy.requireDevice(principal, ref, capability);
     return { key: device.id, target: device };
+  };
+}
+
+/** A [Batch] resolve step that keeps the caller's grant, for answers that depend on it (what a viewer may read). */
+export function accessResolver(policy: AccessPolicy, principal: UserPrincipal, capability: Capability) {
+  return async (ref: string): Promise<{ key: string; target: AuthorizedDevice }> => {
+    const access = await policy.requireDevice(principal, ref, capability);
+    return { key: access.device.id, target: access };
   };
 }
 

@@ -63,7 +63,8 @@ export class DeploymentReports {
         return false;
       }
       this.unfollowed.delete(deviceId);
-      await this.deployments.moveHead(head, { activeDeploymentId: to, revision: nextRevision(head, this.clock) });
+      const lastRollback = { deployment_id: from, reason, at: this.clock.now().toISOString() };
+      await this.deployments.moveHead(head, { activeDeploymentId: to, revision: nextRevision(head, this.clock), lastRollback });
       await this.record(deviceId, `device rolled back deployment ${from} to ${to ?? 'none'}: ${reason}`);
       return true;
     });

@@ -1,4 +1,4 @@
-import type { DeploymentDocument, DesiredState } from '@svc/common';
+import type { DeploymentDocument, DeploymentSummary, DesiredState } from '@svc/common';
 import type { Clock } from '../common/clock';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
 import { DeploymentsRepository, HeadMovedError } from '../storage/repositories/deployments.repository';
@@ -18,6 +18,12 @@ export function toDocument(record: DeploymentRecord, activeDeploymentId: string 
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
   };
+}
+
+/** A deployment as device_deployment_list shows it: each job as the spec's Job, no commands, env or files. */
+export function toSummary(record: DeploymentRecord, activeDeploymentId: string | null): DeploymentSummary {
+  const { jobs, ...rest } = toDocument(record, activeDeploymentId);
+  return { ...rest, jobs: jobs.map(({ id, type, enabled }) => ({ id, type, enabled })) };
 }
 
 /**

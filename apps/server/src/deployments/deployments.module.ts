@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DevicesModule } from '../devices/devices.module';
 import { DeploymentChanges } from './deployment-changes';
 import { DeploymentChannels } from './deployment-channels.service';
 import { DeploymentJobsController } from './deployment-jobs.controller';
@@ -7,10 +8,12 @@ import { DeploymentStatusService } from './deployment-status.service';
 import { DeploymentsController } from './deployments.controller';
 import { DeploymentsService } from './deployments.service';
 import { JobLogsService } from './job-logs.service';
+import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
-  providers: [DeploymentsService, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService],
+  imports: [DevicesModule],
+  providers: [DeploymentsService, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })
 export class DeploymentsModule {}

@@ -5,10 +5,12 @@ import {
   DEPLOY_LIMITS,
   DeployJobsResult,
   Deployment,
+  DeploymentSummary,
   deployRequestProblems,
   formatDeployPath,
   Job,
   NoActiveDeploymentError,
+  redactDeployment,
   StatusResult,
 } from '@svc/common';
 import type { AuditAction } from '../audit/audit-actions';
@@ -21,7 +23,7 @@ import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records'
 import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
 import { Storage } from '../storage/storage.port';
 import { DeploymentChanges } from './deployment-changes';
-import { changeDeployments, nextRevision, toDocument } from './deployment-state';
+import { changeDeployments, nextRevision, toDocument, toSummary } from './deployment-state';
 import { authorizedDeviceId, deploymentNotFound, deviceResolver } from './deployment-refs';
 import { parseDeployRequest } from './deploy-request';
 
@@ -51,21 +53,23 @@ export class DeploymentsService {
     private readonly clock: Clock,
   ) {}
 
-  /** device_deployment_list, oldest first. */
+  /** device_deployment_list, oldest first, as summaries: the whole document is device_deployment_show's. */
   list(principal: UserPrincipal, target: BatchTarget) {
     return runBatch(target, {
       resolve: deviceResolver(this.policy, principal, 'device:view'),
-      run: async (device): Promise<{ deployments: Deployment[] }> => {
+      run: async (device): Promise<{ deployments: DeploymentSummary[] }> => {
         const [records, head] = await Promise.all([this.deployments.list(device.id), this.deployments.head(device.id)]);
-        return { deployments: records.map((record) => toDocument(record, head.activeDeploymentId)) };
+        return { deployments: records.map((record) => toSummary(record, head.activeDeploymentId)) };
       },
     });
   }
 
+  /** A caller without `device:deploy` reads it with env values and inline file contents redacted. */
   async show(principal: UserPrincipal, ref: string, deploymentId?: string): Promise<Deployment> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:view');
-    const head = await this.deployments.head(deviceId);
-    return toDocument(await this.target(deviceId, head, deploymentId), head.activeDeploymentId);
+    const access = await this.policy.requireDevice(principal, ref, 'device:view');
+    const head = await this.deployments.head(access.device.id);
+    const deployment = toDocument(await this.target(access.device.id, head, deploymentId), head.activeDeploymentId);
+    return this.policy.holds(access, 'device:deploy') ? deployment : redactDeployment(deployment);
   }
 
   async active(principal: UserPrincipal, ref: string): Promise<{ active_deployment_id: string }> {
@@ -150,7 +154,7 @@ export class DeploymentsService {
       await this.deployments.update(deviceId, record.id, { jobs, rollback, name: request.name ?? record.name, updatedAt: this.clock.now() });
       const isActive = created || head.activeDeploymentId === record.id;
       if (created) await this.activateIn(deviceId, record.id, head);
-      else if (isActive) await this.deployments.moveHead(head, { activeDeploymentId: record.id, revision: nextRevision(head, this.clock) });
+      else if (isActive) await this.deployments.moveHead(head, { activeDeploymentId: record.id, revision: nextRevision(head, this.clock), lastRollback: null });
       const what = request.jobs.length > 0 ? `job(s) ${request.jobs.map((job) => job.id).join(', ')}` : 'no jobs';
       const how = request.mode === 'replace' ? ', replacing its jobs' : '';
       await this.record(principal, deviceId, 'device.deployment_jobs_deployed', `deployed ${what} into deployment ${record.id}${how}${created ? ' (created and activated)' : ''}`);
@@ -169,7 +173,7 @@ export class DeploymentsService {
       if (jobs.length === record.jobs.length) throw deploymentNotFound(record.id, jobId);
       await this.deployments.update(deviceId, record.id, { jobs, updatedAt: this.clock.now() });
       const isActive = head.activeDeploymentId === record.id;
-      if (isActive) await this.deployments.moveHead(head, { activeDeploymentId: record.id, revision: nextRevision(head, this.clock) });
+      if (isActive) await this.deployments.moveHead(head, { activeDeploymentId: record.id, revision: nextRevision(head, this.clock), lastRollback: null });
       await this.record(principal, deviceId, 'device.deployment_job_undeployed', `undeployed job ${jobId} from deployment ${record.id}`);
       return isActive;
     });
@@ -200,7 +204,7 @@ export class DeploymentsService {
   private async activateIn(deviceId: string, deploymentId: string, read?: DeploymentHeadRecord): Promise<void> {
     const head = read ?? (await this.deployments.head(deviceId));
     if (!(await this.deployments.update(deviceId, deploymentId, { activatedAt: this.clock.now() }))) throw deploymentNotFound(deploymentId);
-    await this.deployments.moveHead(head, { activeDeploymentId: deploymentId, revision: nextRevision(head, this.clock) });
+    await this.deployments.moveHead(head, { activeDeploymentId: deploymentId, revision: nextRevision(head, this.clock), lastRollback: null });
   }
 
   private record(principal: UserPrincipal, deviceId: string, action: AuditAction, details: string): Promise<void> {

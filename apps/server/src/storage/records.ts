@@ -235,11 +235,24 @@ export interface DeploymentHeadRecord {
   id: string;
   activeDeploymentId: string | null;
   revision: number;
+  /**
+   * The device's last automatic rollback, while the deployment it went back to stays active as the
+   * rollback left it: any other move of the head (an activation, a change of the active
+   * deployment's jobs) clears it. Absent in heads written before it existed.
+   */
+  lastRollback?: HeadRollback | null;
+}
+
+/** A rollback the device reported and the server followed: from which deployment, why, when (server time, ISO 8601). */
+export interface HeadRollback {
+  deployment_id: string;
+  reason: string;
+  at: string;
 }
 
 export const DEPLOYMENT_HEADS = defineCollection<DeploymentHeadRecord>({
   name: 'deployment_heads',
-  fields: { activeDeploymentId: 'string', revision: 'number' },
+  fields: { activeDeploymentId: 'string', revision: 'number', lastRollback: 'json' },
   conflictMessage: 'Deployment head already exists',
 });
 

@@ -17,6 +17,14 @@ export const DEPLOYMENT_CHANNEL_LIMITS = {
   maxReportLineBytes: 1024 * 1024,
 } as const;
 
+/** A runtime reports on its deployments this often even when nothing changed (and at once on a change). */
+export const DEPLOYMENT_REPORT_INTERVAL_MS = 60_000;
+/**
+ * A status is stale once the device has not reported on its active deployment for this long
+ * while connected: three report intervals, so one late or lost report is not enough.
+ */
+export const STALE_REPORT_MS = 3 * DEPLOYMENT_REPORT_INTERVAL_MS;
+
 export function encodeChannelLine(message: ServerChannelMessage | RuntimeChannelMessage): string {
   return `${JSON.stringify(message)}\n`;
 }

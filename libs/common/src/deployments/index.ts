@@ -4,3 +4,4 @@ export * from './request-checks';
 export * from './update-labels';
 export * from './channel';
 export * from './schema-errors';
+export * from './redaction';

@@ -128,7 +128,7 @@ export const OPERATIONS = [
   defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, params: { id: str('organization id'), email: str('owner e-mail') } }),
   defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, params: { id: str('organization id') } }),
   defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, params: { id: str('current organization id'), new_id: str('new organization id') } }),
-  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List members', batch: false, readOnly: true, params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List the members of an organization', batch: false, readOnly: true, params: { org_id: str('organization id') } }),
   defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, readOnly: false, params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
   defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, readOnly: false, params: { org_id: str('organization id'), email: str('member e-mail') } }),
   defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, readOnly: true, params: { org_id: str('organization id') } }),

@@ -61,6 +61,19 @@ const deployment = object(
     rollback: object({ on_health_failure: {}, stabilization_period_secs: integer }),
     created_at: dateTime,
     updated_at: dateTime,
+    redacted: { type: 'boolean', enum: [true] },
+  },
+  ['name', 'rollback', 'redacted'],
+);
+const deploymentSummary = object(
+  {
+    id: string,
+    active: boolean,
+    jobs: array(job),
+    name: string,
+    rollback: object({ on_health_failure: {}, stabilization_period_secs: integer }),
+    created_at: dateTime,
+    updated_at: dateTime,
   },
   ['name', 'rollback'],
 );
@@ -85,8 +98,11 @@ const deploymentStatus = object(
     jobs: array(jobStatus),
     rollback: object({ reason: string, to_deployment_id: nullable(string) }),
     reported_at: nullable(dateTime),
+    online: boolean,
+    stale: boolean,
+    rolled_back_from: object({ deployment_id: string, reason: string, at: dateTime }),
   },
-  ['rollback'],
+  ['rollback', 'rolled_back_from'],
 );
 const forwardSession = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
 
@@ -109,7 +125,7 @@ export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
   forward_list: array(forwardSession),
   device_deploy: status('deployed'),
   device_undeploy: status('undeployed'),
-  device_deployment_list: batched(object({ deployments: array(deployment) })),
+  device_deployment_list: batched(object({ deployments: array(deploymentSummary) })),
   device_deployment_new: deployment,
   device_deployment_show: deployment,
   device_deployment_rm: status('removed'),

@@ -1,7 +1,7 @@
 /** Result shapes of the operations, exactly as the specification's tool table gives them. */
 import type { ErrorCode } from '../errors';
 import type { ToolRole } from '../roles';
-import type { DeploymentDocument, DeploymentStatusReport } from '../deployments/model';
+import type { DeploymentDocument, DeploymentStatusReport, Job, RollbackPolicy } from '../deployments/model';
 
 export type DeviceConnectionStatus = 'online' | 'offline';
 
@@ -123,8 +123,23 @@ export interface ForwardSession {
   targets: string[];
 }
 
-/** A deployment in answers: the spec's `{id, active, jobs}` with full jobs, plus name, rollback policy and times. */
-export type Deployment = DeploymentDocument;
+/**
+ * A deployment in answers: the spec's `{id, active, jobs}` with full jobs, plus name, rollback
+ * policy and times. For a caller without `device:deploy` its env values and inline file contents
+ * are replaced by REDACTED, and `redacted` is true.
+ */
+export type Deployment = DeploymentDocument & { redacted?: true };
+
+/** device_deployment_list's item: the spec's Deployment with each job as the spec's Job; the whole document is device_deployment_show's. */
+export interface DeploymentSummary {
+  id: string;
+  active: boolean;
+  jobs: Pick<Job, 'id' | 'type' | 'enabled'>[];
+  name?: string;
+  rollback?: RollbackPolicy;
+  created_at: string;
+  updated_at: string;
+}
 
 /**
  * device_deployment_status: the newest report the device sent for the deployment (the spec's
@@ -133,7 +148,14 @@ export type Deployment = DeploymentDocument;
  * `reported_at: null`.
  */
 export interface DeploymentStatus extends Omit<DeploymentStatusReport, 'reported_at'> {
+  /** When the device last reported on the deployment (its clock); null before its first report. */
   reported_at: string | null;
+  /** The device's tunnel is connected now. */
+  online: boolean;
+  /** What this says may no longer be true: the device is offline, or it stopped reporting on its active deployment (STALE_REPORT_MS). */
+  stale: boolean;
+  /** On the active deployment after an automatic rollback to it: which deployment was rolled back, why, and when (server time). */
+  rolled_back_from?: { deployment_id: string; reason: string; at: string };
 }
 
 /** POST /devices/:device/deployments/jobs, what device_deploy sends: the deployment the jobs went into. */
@@ -168,7 +190,7 @@ export interface OperationResults {
   forward_list: ForwardSession[];
   device_deploy: StatusResult<'deployed'>;
   device_undeploy: StatusResult<'undeployed'>;
-  device_deployment_list: Batched<{ deployments: Deployment[] }>;
+  device_deployment_list: Batched<{ deployments: DeploymentSummary[] }>;
   device_deployment_new: Deployment;
   device_deployment_show: Deployment;
   device_deployment_rm: StatusResult<'removed'>;

@@ -1,10 +1,10 @@
 import { Args } from '@oclif/core';
-import { BatchItem, Deployment, OperationResults } from '@svc/common';
+import { BatchItem, DeploymentSummary, OperationResults } from '@svc/common';
 import { SvcCommand } from '../../base-command';
 import { batchTarget, devicesFlag } from '../../flags';
 import { renderTable } from '../../output/table';
 
-type Row = { device: string; deployment?: Deployment; error?: string };
+type Row = { device: string; deployment?: DeploymentSummary; error?: string };
 
 export default class DeploymentsList extends SvcCommand<typeof DeploymentsList> {
   static override summary = 'List the deployments of devices, the active one marked.';
@@ -15,7 +15,7 @@ export default class DeploymentsList extends SvcCommand<typeof DeploymentsList> 
   async run(): Promise<OperationResults['device_deployment_list']> {
     const answer = await this.runner.run('device_deployment_list', batchTarget(this.args.device, this.flags.devices));
     const batch = 'results' in answer;
-    const items: BatchItem<{ deployments: Deployment[] }>[] = batch ? answer.results : [{ device: this.args.device!, ...answer }];
+    const items: BatchItem<{ deployments: DeploymentSummary[] }>[] = batch ? answer.results : [{ device: this.args.device!, ...answer }];
     const rows = items.flatMap((item): Row[] => ('error' in item ? [{ device: item.device, error: item.error }] : item.deployments.map((deployment) => ({ device: item.device, deployment }))));
     if (rows.length === 0) {
       this.human('No deployments: svc deploy <device> <file> creates one.');

@@ -75,9 +75,10 @@ export class DeploymentsRepository {
   /**
    * Moves the head from what `read` says to `next`, in one write: compare-and-set on the revision
    * read (or, for a device without a head yet, the insert of its first one). A ConflictError when
-   * another change came first, which rolls back the caller's transaction.
+   * another change came first, which rolls back the caller's transaction. Every field is written
+   * (`lastRollback` too), so a move cannot forget to clear it.
    */
-  async moveHead(read: DeploymentHeadRecord, next: Omit<DeploymentHeadRecord, 'id'>): Promise<void> {
+  async moveHead(read: DeploymentHeadRecord, next: Required<Omit<DeploymentHeadRecord, 'id'>>): Promise<void> {
     if (read.revision === 0) {
       await this.heads.insert({ id: read.id, ...next }).catch((error: unknown) => {
         throw error instanceof ConflictError ? new HeadMovedError() : error;

@@ -1,0 +1,140 @@
+/**
+ * What a viewer reads of a deployment (docs/security.md, "Deployment secrets"): the owner and a
+ * viewer of one device, over REST and through the real `svc` binary, with a real runtime running a
+ * job that prints its secret. The viewer sees the jobs, their env names and file names, and the
+ * status, but no env value, no inline file content and no log tail; the owner sees everything.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Deployment, DeploymentStatus, REDACTED } from '@svc/common';
+import type { Caller } from './fixtures/api-client';
+import { DeployProject, deploymentDocument, eventually } from './fixtures/deploy-project';
+import { expectError } from './fixtures/expect-error';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+
+const OWNER = 'owner@redaction.test';
+const VIEWER = 'viewer@redaction.test';
+const DEVICE = 'red-1';
+const SECRET = 'TOPSECRET-7c1f';
+const FILE_SECRET = 'FILE-SECRET-93ab';
+
+describe('deployment secrets and viewers (real binary, real server, real runtime)', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let owner: Caller;
+  let viewer: Caller;
+  let runtime: RuntimeProcess;
+  let home: string;
+  let project: DeployProject;
+  let ownerCli: CliHome;
+  let viewerCli: CliHome;
+  const ticker = setInterval(() => server?.clock.advance(20), 20);
+
+  const status = (caller: Caller) => server.api.post('/devices/deployments/status', { device: DEVICE }, caller);
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'svc-redaction-'));
+    project = new DeployProject();
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    owner = await server.login(OWNER);
+    viewer = await server.login(VIEWER);
+    const apiKey = await registerDevice(server, DEVICE, `user:${OWNER}`, owner);
+    expect((await server.api.post(`/devices/${DEVICE}/access`, { email_or_org_id: VIEWER, role: 'viewer' }, owner)).status).toBe(200);
+    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'device'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' });
+    await runtime.waitForLog('deployment channel open');
+    ownerCli = cliHome(server);
+    viewerCli = cliHome(server);
+    await svcLogin(ownerCli, OWNER);
+    await svcLogin(viewerCli, VIEWER);
+
+    project.write('token.txt', `${FILE_SECRET}\n`);
+    const job = `  - id: app
+    env:
+      API_TOKEN: ${SECRET}
+    files:
+      token.txt: ./token.txt
+    steps:
+      - name: main
+        run: echo "token is $API_TOKEN and $(cat token.txt)"; exec sleep 3600
+`;
+    await svcJson(ownerCli, ['deploy', DEVICE, project.write('app.yaml', deploymentDocument('app', [job]))]);
+    await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)));
+  });
+  afterAll(async () => {
+    clearInterval(ticker);
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    await server?.close();
+    await idp?.stop();
+    ownerCli?.remove();
+    viewerCli?.remove();
+    project?.remove();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('shows the owner env values and file contents, and a viewer the names only (REST)', async () => {
+    const mine = (await server.api.get(`/devices/${DEVICE}/deployment`, owner)).body as Deployment;
+    expect(mine.jobs[0]).toMatchObject({ env: { API_TOKEN: SECRET }, files: { 'token.txt': `${FILE_SECRET}\n` } });
+    expect(mine).not.toHaveProperty('redacted');
+
+    const res = await server.api.get(`/devices/${DEVICE}/deployment`, viewer);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ redacted: true, jobs: [{ id: 'app', env: { API_TOKEN: REDACTED }, files: { 'token.txt': REDACTED } }] });
+    expect(JSON.stringify(res.body)).not.toMatch(new RegExp(`${SECRET}|${FILE_SECRET}`));
+    // The rest of the job is there: its steps, its type.
+    expect(res.body.jobs[0]).toMatchObject({ type: 'service', steps: [expect.objectContaining({ name: 'main' })] });
+  });
+
+  it('leaves the log tails out of a viewer\'s status, single and [Batch] (REST), as it refuses the viewer the job log', async () => {
+    const mine = (await status(owner)).body as DeploymentStatus;
+    expect(mine.jobs[0].log_tail?.join('\n')).toContain(SECRET);
+
+    const theirs = await status(viewer);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body).toMatchObject({ status: 'running', online: true, jobs: [{ id: 'app', status: 'running' }] });
+    expect(theirs.body.jobs[0]).not.toHaveProperty('log_tail');
+    expect(JSON.stringify(theirs.body)).not.toContain(SECRET);
+    const batch = await server.api.post('/devices/deployments/status', { devices: [DEVICE] }, viewer);
+    expect(JSON.stringify(batch.body)).not.toContain(SECRET);
+    expect(batch.body.results[0]).toMatchObject({ device: DEVICE, status: 'running' });
+
+    expectError(await server.api.get(`/devices/${DEVICE}/deployments/jobs/app/logs`, viewer), 403, 'FORBIDDEN', /device:deploy/);
+  });
+
+  it('lists summaries without env or files to everyone (REST)', async () => {
+    for (const caller of [owner, viewer]) {
+      const listed = await server.api.post('/devices/deployments/list', { device: DEVICE }, caller);
+      expect(listed.body.deployments).toEqual([
+        { id: expect.any(String), active: true, name: 'app', jobs: [{ id: 'app', type: 'service', enabled: true }], created_at: expect.any(String), updated_at: expect.any(String) },
+      ]);
+    }
+  });
+
+  it('gives the same answers through svc: the owner reads the secrets, the viewer does not', async () => {
+    expect(JSON.stringify(await svcJson(ownerCli, ['deployments', 'show', DEVICE]))).toContain(SECRET);
+    expect(JSON.stringify(await svcJson(ownerCli, ['deployments', 'status', DEVICE]))).toContain(SECRET);
+
+    const shown = await svcJson<Deployment>(viewerCli, ['deployments', 'show', DEVICE]);
+    expect(shown).toMatchObject({ redacted: true, jobs: [{ env: { API_TOKEN: REDACTED }, files: { 'token.txt': REDACTED } }] });
+    const human = await svc(viewerCli, ['deployments', 'show', DEVICE]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^Secrets: +env values and file contents hidden \(your role on this device does not allow device:deploy\)$/m);
+
+    const state = await svc(viewerCli, ['deployments', 'status', DEVICE, '--json']);
+    expect(state.code).toBe(0);
+    expect(state.stdout).not.toContain(SECRET);
+    expect(JSON.parse(state.stdout)).toMatchObject({ status: 'running', jobs: [{ id: 'app' }] });
+    for (const args of [['deployments', 'show', DEVICE], ['deployments', 'status', DEVICE], ['deployments', 'list', DEVICE]]) {
+      const out = await svc(viewerCli, args);
+      expect(`${out.stdout}${out.stderr}`).not.toMatch(new RegExp(`${SECRET}|${FILE_SECRET}`));
+    }
+    const logs = await svc(viewerCli, ['deployments', 'logs', DEVICE, 'app']);
+    expect(logs.code).toBe(2);
+    expect(logs.stdout).not.toContain(SECRET);
+  });
+});
