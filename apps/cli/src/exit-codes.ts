@@ -17,7 +17,15 @@ export const EXIT = {
   INTERRUPTED: 130,
 } as const;
 
+/** `svc login` failed, for whatever reason (its code says which): exit 3, "Failed to auth: <reason>". */
+export class LoginFailedError extends DomainError {
+  constructor(reason: Error) {
+    super(reason instanceof DomainError ? reason.code : 'UNAUTHENTICATED', /^Failed to auth: /.test(reason.message) ? reason.message : `Failed to auth: ${reason.message}`);
+  }
+}
+
 export function exitCodeFor(error: unknown): number {
+  if (error instanceof LoginFailedError) return EXIT.AUTH;
   if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return EXIT.AUTH;
   return EXIT.FAILED;
 }

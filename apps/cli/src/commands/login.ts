@@ -1,10 +1,12 @@
-import { Flags, ux } from '@oclif/core';
+import { Errors, Flags, ux } from '@oclif/core';
 import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deviceLogin, DeviceLoginPrompt } from '../auth/device-login';
 import { resolveOAuthSettings } from '../auth/identity-provider';
 import { SvcCommand } from '../base-command';
+import { LoginFailedError } from '../exit-codes';
 import { cliConfigPath, readCliConfig } from '../config/cli-settings';
+import { usageExitCode } from '../output/usage-error';
 
 export default class Login extends SvcCommand<typeof Login> {
   static override summary = 'Sign in with the OAuth device authorization grant.';
@@ -36,6 +38,11 @@ export default class Login extends SvcCommand<typeof Login> {
     if (this.flags.server !== undefined) this.rememberServer(settings.serverUrl.href);
     this.note(`Logged in to ${settings.serverUrl.origin}.`);
     return { status: 'logged_in', server: settings.serverUrl.origin, expires_at: token.expires_at };
+  }
+
+  /** Every failure of the sign-in is "Failed to auth: <reason>", exit 3 (docs/cli.md), the server's unreachability included. */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    return super.catch(error instanceof Errors.ExitError || usageExitCode(error) !== undefined ? error : new LoginFailedError(error));
   }
 
   /** The code goes to stderr, so `--json` output on stdout stays one document. */

@@ -1,0 +1,39 @@
+import { Errors, Hook, Interfaces, toConfiguredId } from '@oclif/core';
+import { closest } from 'fastest-levenshtein';
+import { escapeTerminal } from '../output/terminal-text';
+
+/** What a shell answers for a command that does not exist; oclif's not-found plugin uses it too. */
+const COMMAND_NOT_FOUND_EXIT = 127;
+
+/**
+ * A mistyped command (`svc devcies list`). On a terminal, oclif's not-found plugin asks "Did you
+ * mean devices list?" and runs the suggestion once confirmed. Without one (a script, a pipe)
+ * nothing may wait for an answer: the suggestion is printed and svc exits 127, as a shell does.
+ */
+const hook: Hook.CommandNotFound = async function (options) {
+  if (process.stdin.isTTY && process.stdout.isTTY) {
+    const { default: askToRunSuggestion } = await import('@oclif/plugin-not-found');
+    try {
+      return await askToRunSuggestion.call(this, options);
+    } catch (error) {
+      // Declined: the plugin's own hint names `svc help`, which svc does not have.
+      if (error instanceof Errors.ExitError || (error as Errors.CLIError).oclif?.exit !== COMMAND_NOT_FOUND_EXIT) throw error;
+      process.stderr.write(`${helpHint(options)}\n`);
+      return this.exit(COMMAND_NOT_FOUND_EXIT);
+    }
+  }
+  const visible = options.config.commands.filter((command) => !command.hidden).flatMap((command) => [command.id, ...command.aliases]);
+  const typed = escapeTerminal(toConfiguredId(options.id, options.config));
+  const suggestion = visible.length > 0 ? ` Did you mean ${toConfiguredId(closest(options.id, visible), options.config)}?` : '';
+  process.stderr.write(`Error: ${typed} is not a ${options.config.bin} command.${suggestion}\n${helpHint(options)}\n`);
+  return this.exit(COMMAND_NOT_FOUND_EXIT);
+};
+
+/** `svc <topic> --help` when the first word is a topic, `svc --help` otherwise. */
+function helpHint(options: { id: string; config: Interfaces.Config }): string {
+  const topic = options.id.split(':')[0];
+  const scope = options.config.findTopic(topic) ? ` ${topic}` : '';
+  return `Run ${options.config.bin}${scope} --help for a list of commands.`;
+}
+
+export default hook;
