@@ -1,5 +1,5 @@
-import { Command, Errors, Flags, Interfaces, toConfiguredId } from '@oclif/core';
-import { CredentialsFileError, DomainError } from '@svc/common';
+import { Command, Errors, Flags, Interfaces, toConfiguredId, ux } from '@oclif/core';
+import { CredentialsFileError, DomainError, escapeJsonControls } from '@svc/common';
 import { CliSettings, loadCliSettings } from './config/cli-settings';
 import { EXIT, exitCodeFor } from './exit-codes';
 import { escapeTerminal } from './output/terminal-text';
@@ -56,6 +56,11 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
   protected get runner(): OperationRunner {
     this.runnerValue ??= new OperationRunner(this.client, new BackgroundForwardSessions(this.settings, this.config));
     return this.runnerValue;
+  }
+
+  /** --json output, with the control characters JSON.stringify leaves raw (C1, bidi) escaped as well. */
+  override logJson(json: unknown): void {
+    ux.stdout(escapeJsonControls(ux.colorizeJson(json, { pretty: true, theme: this.config.theme?.json })));
   }
 
   /** Human output only: nothing under --json. */

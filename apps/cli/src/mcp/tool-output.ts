@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError, OperationName } from '@svc/common';
+import { DomainError, OperationName, stripControlsDeep } from '@svc/common';
 import { stripAnsi } from '../output/terminal-text';
 
 /**
@@ -52,7 +52,8 @@ export function shapeResult(tool: OperationName, result: unknown): unknown {
  * The result as JSON text (what every client shows the model) and, when it is an object, also as
  * structuredContent (MCP allows only objects there; lists stay text).
  */
-export function toolResult(result: unknown): CallToolResult {
+export function toolResult(answer: unknown): CallToolResult {
+  const result = stripControlsDeep(answer);
   const text = JSON.stringify(result, null, 2) ?? 'null';
   return isObject(result) && !Array.isArray(result) ? { content: [{ type: 'text', text }], structuredContent: result } : { content: [{ type: 'text', text }] };
 }
@@ -63,7 +64,7 @@ export function toolResult(result: unknown): CallToolResult {
  */
 export function toolError(error: unknown): CallToolResult {
   const domain = error instanceof DomainError ? error : undefined;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = stripControlsDeep(error instanceof Error ? error.message : String(error));
   const requestId = (error as { requestId?: unknown } | undefined)?.requestId;
   const suffix = typeof requestId === 'string' ? ` (request ${requestId})` : '';
   return { isError: true, content: [{ type: 'text', text: `${domain?.code ?? 'INTERNAL'}: ${message}${suffix}` }] };
