@@ -1,5 +1,6 @@
 /**
- * CLI manners that need a real device: hostile names in `--json` and `svc mcp` output, and how an
+ * CLI manners that need a real device: hostile names in `--json` and `svc mcp` output, relative
+ * times for `svc devices logs --since/--until`, and how an
  * interactive `svc shell` ends when the device's runtime stops or the server dies. The real
  * binary (the shell in a real pseudo-terminal), the real server, a real runtime process.
  */
@@ -10,7 +11,7 @@ import { IPty, spawn as spawnPty } from '@lydell/node-pty';
 import { callTool, startMcp } from './fixtures/mcp-session';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, SVC_BIN, svcLogin } from './fixtures/svc-cli';
+import { CliHome, cliHome, svc, SVC_BIN, svcJson, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-manners-device.test';
@@ -117,6 +118,26 @@ describe('svc manners with a real device', () => {
       } finally {
         await mcp.close();
       }
+    });
+  });
+
+  describe('svc devices logs --since/--until', () => {
+    it('takes relative times and day words as journalctl does, plus ISO dates, and refuses anything else clearly', async () => {
+      type Logs = { logs: { timestamp: string; action: string }[] };
+      const all = (await svcJson<Logs>(alice, ['devices', 'logs', DEVICE])).logs;
+      expect(all.length).toBeGreaterThan(0);
+      for (const since of ['1h', '30m', '2d', '-1h', '1h 30m ago', 'yesterday', new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)]) {
+        expect((await svcJson<Logs>(alice, ['devices', 'logs', DEVICE, '--since', since])).logs).toEqual(all);
+      }
+      // The server's clock stands still in this test: every entry is from its start, a moment ago.
+      for (const range of [['--since', 'now'], ['--since', 'tomorrow'], ['--until', '1h'], ['--since', '2d', '--until', 'yesterday']]) {
+        expect((await svcJson<Logs>(alice, ['devices', 'logs', DEVICE, ...range])).logs).toEqual([]);
+      }
+      expect((await svcJson<Logs>(alice, ['devices', 'logs', DEVICE, '--since', '1d', '--until', '+1h'])).logs).toEqual(all);
+
+      const refused = await svc(alice, ['devices', 'logs', DEVICE, '--since', 'soon']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^Error: Parsing --since\n {2}"soon" is not a time: use 2026-11-01, 2026-11-01T12:00:00Z, 30m, 1h, 2d, "1h 30m ago", today, yesterday or now\nSee more help with svc devices logs --help\n$/);
     });
   });
 

@@ -3,7 +3,7 @@ import { CredentialsFileError, DomainError, escapeJsonControls } from '@svc/comm
 import { CliSettings, loadCliSettings } from './config/cli-settings';
 import { EXIT, exitCodeFor } from './exit-codes';
 import { escapeTerminal } from './output/terminal-text';
-import { usageErrorLines, usageExitCode } from './output/usage-error';
+import { asUsageError, usageErrorLines, usageExitCode } from './output/usage-error';
 import { inCommandWords } from './output/command-wording';
 import { BackgroundForwardSessions } from './forward/background-sessions';
 import { OperationRunner } from './sdk/operation-runner';
@@ -38,6 +38,8 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
+    }).catch((error: unknown) => {
+      throw asUsageError(error);
     });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;

@@ -5,6 +5,16 @@ export function usageExitCode(error: unknown): number | undefined {
   return (error as { oclif?: { exit?: number } }).oclif?.exit;
 }
 
+/**
+ * An error thrown while the command line was parsed is a usage error, a custom flag's refusal
+ * included (oclif prefixes its message with "Parsing --flag" but gives it no exit code).
+ */
+export function asUsageError(error: unknown): unknown {
+  if (error instanceof Error && usageExitCode(error) === undefined) Object.assign(error, { oclif: { exit: USAGE_EXIT } });
+  return error;
+}
+
+const USAGE_EXIT = 2;
 const FOLLOWING_ERRORS = /^The following errors? occurred:$/;
 const MORE_HELP = /^See more help with --help$/;
 
