@@ -9,7 +9,8 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
+import { spawn as spawnPty } from '@lydell/node-pty';
+import { CliHome, cliHome, svc, SVC_BIN, svcLogin } from './fixtures/svc-cli';
 import { callToolError, startMcp } from './fixtures/mcp-session';
 import { startTestServer, TestServer } from './fixtures/test-server';
 
@@ -77,6 +78,32 @@ describe('svc error manners (real binary)', () => {
       const inTopic = await svc(alice, ['devices', 'lsit']);
       expect(inTopic.code).toBe(127);
       expect(inTopic.stderr).toContain('Did you mean devices list?\nRun svc devices --help for a list of commands.');
+    });
+  });
+
+  describe('a mistyped command on a terminal', () => {
+    /** `svc <args>` in a pseudo-terminal; answers `answer` once asked "Did you mean …?". */
+    function askedInTerminal(args: string[], answer: string): Promise<{ code: number; output: string }> {
+      const pty = spawnPty(process.execPath, [SVC_BIN, ...args], { name: 'xterm', cols: 100, rows: 30, cwd: alice.dir, env: alice.env });
+      let output = '';
+      let answered = false;
+      pty.onData((data) => {
+        output += data;
+        if (!answered && /Did you mean .*devices list.*\?/.test(output)) {
+          answered = true;
+          pty.write(answer);
+        }
+      });
+      return new Promise((resolve) => pty.onExit(({ exitCode }) => resolve({ code: exitCode, output })));
+    }
+
+    it('asks (oclif\'s not-found plugin): no runs nothing and exits 127, yes runs the suggestion', async () => {
+      const declined = await askedInTerminal(['devcies', 'list'], 'n\r');
+      expect(declined.code).toBe(127);
+      expect(declined.output).toContain('Run svc --help for a list of commands.');
+      const accepted = await askedInTerminal(['devcies', 'list'], 'y\r');
+      expect(accepted.code).toBe(0);
+      expect(accepted.output).toContain('No devices');
     });
   });
 
