@@ -121,6 +121,16 @@ describe('svc manners with a real device', () => {
     });
   });
 
+  describe('svc ssh-config', () => {
+    it('prints the Host block for a device that exists, and refuses one that does not (exit 2)', async () => {
+      expect(await svcJson(alice, ['ssh-config', DEVICE, '--user', 'pi'])).toMatchObject({ host: DEVICE, device: DEVICE, user: 'pi', port: 22 });
+      const missing = await svc(alice, ['ssh-config', 'md-nope']);
+      expect(missing.code).toBe(2);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toMatch(/^Error: Device not found/);
+    });
+  });
+
   describe('svc devices logs --since/--until', () => {
     it('takes relative times and day words as journalctl does, plus ISO dates, and refuses anything else clearly', async () => {
       type Logs = { logs: { timestamp: string; action: string }[] };
