@@ -1,4 +1,5 @@
 import { Errors, Hook, Interfaces, toConfiguredId } from '@oclif/core';
+import { escapeJsonControls } from '@svc/common';
 import { closest } from 'fastest-levenshtein';
 import { escapeTerminal } from '../output/terminal-text';
 
@@ -8,10 +9,12 @@ const COMMAND_NOT_FOUND_EXIT = 127;
 /**
  * A mistyped command (`svc devcies list`). On a terminal, oclif's not-found plugin asks "Did you
  * mean devices list?" and runs the suggestion once confirmed. Without one (a script, a pipe)
- * nothing may wait for an answer: the suggestion is printed and svc exits 127, as a shell does.
+ * nothing may wait for an answer: the suggestion is printed (under --json as svc's error
+ * document) and svc exits 127, as a shell does.
  */
 const hook: Hook.CommandNotFound = async function (options) {
-  if (process.stdin.isTTY && process.stdout.isTTY) {
+  const json = options.argv?.includes('--json') === true;
+  if (process.stdin.isTTY && process.stdout.isTTY && !json) {
     const { default: askToRunSuggestion } = await import('@oclif/plugin-not-found');
     try {
       return await askToRunSuggestion.call(this, options);
@@ -23,9 +26,14 @@ const hook: Hook.CommandNotFound = async function (options) {
     }
   }
   const visible = options.config.commands.filter((command) => !command.hidden).flatMap((command) => [command.id, ...command.aliases]);
-  const typed = escapeTerminal(toConfiguredId(options.id, options.config));
+  const typed = toConfiguredId(options.id, options.config);
   const suggestion = visible.length > 0 ? ` Did you mean ${toConfiguredId(closest(options.id, visible), options.config)}?` : '';
-  process.stderr.write(`Error: ${typed} is not a ${options.config.bin} command.${suggestion}\n${helpHint(options)}\n`);
+  const message = `${typed} is not a ${options.config.bin} command.${suggestion}`;
+  if (json) {
+    process.stdout.write(`${escapeJsonControls(JSON.stringify({ error: { code: 'INVALID_INPUT', message, exit_code: COMMAND_NOT_FOUND_EXIT } }, null, 2))}\n`);
+  } else {
+    process.stderr.write(`Error: ${escapeTerminal(message)}\n${helpHint(options)}\n`);
+  }
   return this.exit(COMMAND_NOT_FOUND_EXIT);
 };
 
