@@ -5,6 +5,8 @@
  * binary (the shell in a real pseudo-terminal), the real server, a real runtime process.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { AddressInfo, connect, createServer as createNetServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IPty, spawn as spawnPty } from '@lydell/node-pty';
@@ -48,6 +50,53 @@ function terminal(home: CliHome, args: string[]) {
         waiters.add(check);
         check();
       }),
+  };
+}
+
+/**
+ * A path to `server` that can be cut like a dropped network: its REST API through a relay that
+ * announces a second relay as the stream endpoint, whose connections `cut()` resets.
+ */
+async function startCuttablePath(server: TestServer): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+  const target = new URL(server.url);
+  const sockets = new Set<Socket>();
+  const streams = createNetServer((client) => {
+    const upstream = connect(server.tunnel!.port, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined).once('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => streams.listen(0, '127.0.0.1', resolve));
+  const streamPort = (streams.address() as AddressInfo).port;
+  const rest = createHttpServer((req, res) => {
+    const forwarded = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      if (req.url !== '/auth/config') {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        return;
+      }
+      let text = '';
+      answer.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      answer.on('end', () => {
+        const config = JSON.parse(text) as { tunnel: { port: number } };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...config, tunnel: { ...config.tunnel, port: streamPort } }));
+      });
+    });
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => rest.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(rest.address() as AddressInfo).port}`,
+    cut: () => {
+      for (const socket of sockets) socket.resetAndDestroy();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      rest.closeAllConnections();
+      await Promise.all([new Promise((resolve) => streams.close(resolve)), new Promise((resolve) => rest.close(resolve))]);
+    },
   };
 }
 
@@ -161,6 +210,22 @@ describe('svc manners with a real device', () => {
       expect(await term.exited).toBe(255);
       // On a line of its own: whatever the shell printed as it was hung up ended with a line break.
       expect(term.text()).toMatch(/prompt-42> [^\n]*\n(\x1b\[\?2004l)?Connection to md-1 closed\.\r*\n$/);
+    });
+
+    it('says "Connection to the server lost" on a fresh line and exits 255 when the connection to the server drops', async () => {
+      await startRuntime();
+      const path = await startCuttablePath(server);
+      try {
+        const term = terminal({ ...alice, env: { ...alice.env, SVC_SERVER_URL: path.url } }, ['shell', DEVICE]);
+        term.pty.write('PS1="prompt-$((6*7))> "\r');
+        await term.waitFor(/prompt-42> $/);
+        path.cut();
+        expect(await term.exited).toBe(255);
+        expect(term.text()).toMatch(/prompt-42> \r*\nError: Connection to the server lost\r*\n$/);
+      } finally {
+        await path.close();
+        await stopRuntime();
+      }
     });
 
     // Last: it stops the server.
