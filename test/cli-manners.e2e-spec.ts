@@ -78,6 +78,9 @@ describe('svc error manners (real binary)', () => {
       const inTopic = await svc(alice, ['devices', 'lsit']);
       expect(inTopic.code).toBe(127);
       expect(inTopic.stderr).toContain('Did you mean devices list?\nRun svc devices --help for a list of commands.');
+      const help = await svc(alice, ['help', 'devices', 'list']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('$ svc devices list');
       const json = await svc(alice, ['devcies', 'list', '--json']);
       expect(json.code).toBe(127);
       expect(errorJson(json.stdout)).toEqual({ code: 'INVALID_INPUT', message: 'devcies list is not a svc command. Did you mean devices list?', exit_code: 127 });

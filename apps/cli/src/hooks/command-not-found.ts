@@ -1,4 +1,4 @@
-import { Errors, Hook, Interfaces, toConfiguredId } from '@oclif/core';
+import { Errors, Hook, Interfaces, loadHelpClass, toConfiguredId } from '@oclif/core';
 import { escapeJsonControls } from '@svc/common';
 import { closest } from 'fastest-levenshtein';
 import { escapeTerminal } from '../output/terminal-text';
@@ -13,6 +13,9 @@ const COMMAND_NOT_FOUND_EXIT = 127;
  * document) and svc exits 127, as a shell does.
  */
 const hook: Hook.CommandNotFound = async function (options) {
+  const [first, ...rest] = options.id.split(':');
+  // `svc help [topic…]`, which other CLIs have: the help it asks for, not a far-fetched suggestion.
+  if (first === 'help') return new (await loadHelpClass(options.config))(options.config).showHelp([...rest, ...(options.argv ?? [])]);
   const json = options.argv?.includes('--json') === true;
   if (process.stdin.isTTY && process.stdout.isTTY && !json) {
     const { default: askToRunSuggestion } = await import('@oclif/plugin-not-found');
