@@ -1,10 +1,11 @@
-import { Command, Errors, Flags, Interfaces } from '@oclif/core';
-import { CredentialsFileError, DomainError } from '@svc/common';
+import { Command, Errors, Flags, Interfaces, toConfiguredId, ux } from '@oclif/core';
+import { CredentialsFileError, DomainError, escapeJsonControls } from '@svc/common';
 import { CliSettings, loadCliSettings } from './config/cli-settings';
 import { EXIT, exitCodeFor } from './exit-codes';
 import { escapeTerminal } from './output/terminal-text';
+import { asUsageError, usageErrorLines, usageExitCode } from './output/usage-error';
+import { inCommandWords } from './output/command-wording';
 import { BackgroundForwardSessions } from './forward/background-sessions';
-import { ApiError } from './sdk/api-error';
 import { OperationRunner } from './sdk/operation-runner';
 import { SvcClient } from './sdk/svc-client';
 
@@ -37,6 +38,8 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
+    }).catch((error: unknown) => {
+      throw asUsageError(error);
     });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;
@@ -57,6 +60,11 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
     return this.runnerValue;
   }
 
+  /** --json output, with the control characters JSON.stringify leaves raw (C1, bidi) escaped as well. */
+  override logJson(json: unknown): void {
+    ux.stdout(escapeJsonControls(ux.colorizeJson(json, { pretty: true, theme: this.config.theme?.json })));
+  }
+
   /** Human output only: nothing under --json. */
   protected human(text: string): void {
     if (!this.jsonEnabled()) this.log(text);
@@ -69,18 +77,24 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error;
-    // oclif's own usage errors (unknown flag, missing argument) carry their exit code (2).
-    const oclifExit = (error as { oclif?: { exit?: number } }).oclif?.exit;
-    const code = oclifExit ?? exitCodeFor(error);
+    const usageExit = usageExitCode(error);
+    const code = usageExit ?? exitCodeFor(error);
     process.exitCode = code;
-    const expected = error instanceof DomainError || error instanceof CredentialsFileError || oclifExit !== undefined || (error as { code?: string }).code === 'IDP_UNREACHABLE';
-    const requestId = error instanceof ApiError ? error.requestId : (error as { requestId?: string }).requestId;
+    const expected = error instanceof DomainError || error instanceof CredentialsFileError || usageExit !== undefined || (error as { code?: string }).code === 'IDP_UNREACHABLE';
+    const requestId = (error as { requestId?: unknown }).requestId;
+    const requestSuffix = typeof requestId === 'string' ? ` (request ${requestId})` : '';
+    const text = inCommandWords(error.message, this.config.bin);
     if (this.jsonEnabled()) {
-      const domain = error instanceof DomainError ? error : undefined;
-      this.logJson({ error: { code: domain?.code ?? 'INTERNAL', message: error.message, ...(requestId ? { requestId } : {}), exit_code: code } });
+      const errorCode = error instanceof DomainError ? error.code : usageExit !== undefined ? 'INVALID_INPUT' : 'INTERNAL';
+      const message = usageExit !== undefined ? usageErrorLines(error.message).join('\n') : text;
+      this.logJson({ error: { code: errorCode, message, ...(requestSuffix ? { requestId } : {}), exit_code: code } });
+    } else if (usageExit !== undefined) {
+      // Real lines (oclif's lists and hints), each escaped: the words typed are in them.
+      const [first, ...rest] = usageErrorLines(error.message).map(escapeTerminal);
+      const help = this.id ? [`See more help with ${this.config.bin} ${toConfiguredId(this.id, this.config)} --help`] : [];
+      process.stderr.write(`${[`Error: ${first}`, ...rest, ...help].join('\n')}\n`);
     } else {
-      const suffix = requestId ? ` (request ${requestId})` : '';
-      process.stderr.write(`Error: ${escapeTerminal(error.message)}${suffix}\n`);
+      process.stderr.write(`Error: ${escapeTerminal(text)}${requestSuffix}\n`);
       if (!expected && !this.flags?.debug) process.stderr.write('This looks like a bug in svc; run again with --debug for details.\n');
     }
     if (this.flags?.debug && error.stack) process.stderr.write(`${error.stack}\n`);

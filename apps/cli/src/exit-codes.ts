@@ -13,11 +13,25 @@ export const EXIT = {
   FAILED: 2,
   /** Not logged in, the session expired beyond refresh, or the login itself failed. */
   AUTH: 3,
+  /** `svc shell`: the connection ended under the session (the device's runtime stopped, the device or the server went away), as ssh. */
+  CONNECTION_LOST: 255,
   /** Interrupted (Ctrl-C). */
   INTERRUPTED: 130,
 } as const;
 
+/** `svc login` failed, for whatever reason (its code says which): exit 3, "Failed to auth: <reason>". */
+export class LoginFailedError extends DomainError {
+  constructor(reason: Error) {
+    super(reason instanceof DomainError ? reason.code : 'UNAUTHENTICATED', /^Failed to auth: /.test(reason.message) ? reason.message : `Failed to auth: ${reason.message}`);
+  }
+}
+
+/** An interactive session lost its connection (its code says which side): exit 255, as ssh. */
+export class ConnectionLostError extends DomainError {}
+
 export function exitCodeFor(error: unknown): number {
+  if (error instanceof LoginFailedError) return EXIT.AUTH;
+  if (error instanceof ConnectionLostError) return EXIT.CONNECTION_LOST;
   if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return EXIT.AUTH;
   return EXIT.FAILED;
 }

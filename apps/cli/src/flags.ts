@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { parseTimeArgument, TIME_ARGUMENT_HELP } from './time-argument';
 
 /** Shared argument and flag definitions, so every command names them the same way. */
 export const deviceArg = Args.string({ name: 'device', description: 'device name or id', required: true });
@@ -24,3 +25,6 @@ export const deploymentArg = Args.string({ name: 'deployment', description: 'dep
 export const deploymentFlag = Flags.string({ description: 'deployment id (the active deployment when omitted)' });
 
 export const activeFlag = Flags.boolean({ description: 'make it the active deployment at once (the device stops the jobs of the previous one)', default: false });
+
+/** A point in time for --since/--until, as journalctl takes it (time-argument.ts); sent as ISO 8601. */
+export const timeFlag = (description: string) => Flags.custom<string>({ description: `${description}: ${TIME_ARGUMENT_HELP}`, parse: async (input) => parseTimeArgument(input) })();

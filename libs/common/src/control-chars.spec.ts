@@ -1,4 +1,4 @@
-import { hasControlChars } from './control-chars';
+import { escapeJsonControls, hasControlChars, stripControlsDeep } from './control-chars';
 
 describe('hasControlChars', () => {
   const hex = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -21,4 +21,30 @@ describe('hasControlChars', () => {
     'keeps %j',
     (text) => expect(hasControlChars(text)).toBe(false),
   );
+});
+
+describe('escapeJsonControls', () => {
+  it.each([
+    ['C1 CSI', { name: 'a\u009b2Jb' }, '{"name":"a\\u009b2Jb"}'],
+    ['DEL and NEL', { name: '\u007f\u0085' }, '{"name":"\\u007f\\u0085"}'],
+    ['bidi override and isolate', ['x\u202ey\u2066z'], '["x\\u202ey\\u2066z"]'],
+    ['line separator', 'a\u2028b', '"a\\u2028b"'],
+    ['C0, escaped by JSON.stringify already', 'a\u001b[31mb\n', '"a\\u001b[31mb\\n"'],
+  ])('%s', (_name, value, expected) => {
+    const json = escapeJsonControls(JSON.stringify(value));
+    expect(json).toBe(expected);
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it('keeps the line breaks and indentation of pretty JSON', () => {
+    const pretty = JSON.stringify({ a: ['\u202e'] }, null, 2);
+    expect(escapeJsonControls(pretty)).toBe('{\n  "a": [\n    "\\u202e"\n  ]\n}');
+  });
+});
+
+describe('stripControlsDeep', () => {
+  it('removes the rule\'s characters from every string, keys included, keeping line feed and tab', () => {
+    const value = { 'k\u202e': ['a\u009bb', { c: 'x\u0007\ty\r\nz\u2066' }], n: 1, b: true, z: null };
+    expect(stripControlsDeep(value)).toEqual({ k: ['ab', { c: 'x\ty\nz' }], n: 1, b: true, z: null });
+  });
 });

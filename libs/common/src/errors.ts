@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'DEVICE_OFFLINE'
+  | 'SERVER_UNREACHABLE'
+  | 'BAD_GATEWAY'
   | 'CONNECTION_REFUSED'
   | 'TIMEOUT'
   | 'STORAGE_UNAVAILABLE'
@@ -36,6 +38,9 @@ export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   DEVICE_OFFLINE: 503,
+  // Said by the clients, never by the server: svc itself could not be reached (error-answer.ts).
+  SERVER_UNREACHABLE: 503,
+  BAD_GATEWAY: 502,
   CONNECTION_REFUSED: 502,
   TIMEOUT: 504,
   STORAGE_UNAVAILABLE: 503,

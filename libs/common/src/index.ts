@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './error-answer';
 export * from './scopes';
 export * from './roles';
 export * from './limits';

@@ -1,9 +1,11 @@
-import { Flags, ux } from '@oclif/core';
+import { Errors, Flags, ux } from '@oclif/core';
+import { CredentialsFileError, DomainError } from '@svc/common';
 import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deviceLogin, DeviceLoginPrompt } from '../auth/device-login';
 import { resolveOAuthSettings } from '../auth/identity-provider';
 import { SvcCommand } from '../base-command';
+import { LoginFailedError } from '../exit-codes';
 import { cliConfigPath, readCliConfig } from '../config/cli-settings';
 
 export default class Login extends SvcCommand<typeof Login> {
@@ -36,6 +38,16 @@ export default class Login extends SvcCommand<typeof Login> {
     if (this.flags.server !== undefined) this.rememberServer(settings.serverUrl.href);
     this.note(`Logged in to ${settings.serverUrl.origin}.`);
     return { status: 'logged_in', server: settings.serverUrl.origin, expires_at: token.expires_at };
+  }
+
+  /**
+   * Every failure of the sign-in is "Failed to auth: <reason>", exit 3 (docs/cli.md), the server's
+   * unreachability included; a usage error (no code) and a bug in svc stay what they are.
+   */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    const usage = error instanceof Errors.ExitError || error instanceof Errors.CLIError;
+    const signInFailure = !usage && (error instanceof DomainError || error instanceof CredentialsFileError || typeof (error as { code?: unknown }).code === 'string');
+    return super.catch(signInFailure ? new LoginFailedError(error) : error);
   }
 
   /** The code goes to stderr, so `--json` output on stdout stays one document. */

@@ -18,7 +18,7 @@ export interface SshConfigResult {
 
 export default class SshConfig extends SvcCommand<typeof SshConfig> {
   static override summary = 'Print an ssh_config Host block that reaches a device through svc.';
-  static override description = `Its ProxyCommand runs "svc forward --stdio <device> <port>" with this node and this svc (absolute paths), so plain ssh, scp, rsync and sftp reach the device's sshd over svc without opening any port on the device. Append it to ~/.ssh/config. Host key checking is left to ssh's own settings; the svc server and login come from your svc configuration, as for any svc command.`;
+  static override description = `Its ProxyCommand runs "svc forward --stdio <device> <port>" with this node and this svc (absolute paths), so plain ssh, scp, rsync and sftp reach the device's sshd over svc without opening any port on the device. Append it to ~/.ssh/config. It checks that the device exists and that you may see it. Host key checking is left to ssh's own settings; the svc server and login come from your svc configuration, as for any svc command.`;
   static override examples = [
     '<%= config.bin %> ssh-config edge-1 --user pi >> ~/.ssh/config && ssh edge-1',
     '<%= config.bin %> ssh-config edge-1 --host-alias edge --user root   # then: scp file edge:/tmp/, rsync -a dir/ edge:dir/',
@@ -38,6 +38,8 @@ export default class SshConfig extends SvcCommand<typeof SshConfig> {
     for (const [what, value] of [['device', device], ['host alias', host], ['user', user ?? '']] as const) {
       if (value !== '' && !PLAIN_WORD.test(value)) throw new InvalidInputError(`The ${what} ${JSON.stringify(value)} cannot be written into an ssh config; use letters, digits and . _ @ + -`);
     }
+    // A Host block for a device that does not exist (or that this user may not see) would only fail later, inside ssh.
+    await this.runner.run('device_status', { device });
     const proxyCommand = [process.execPath, join(this.config.root, 'bin', 'run.js'), 'forward', '--stdio', device, String(this.flags.port)]
       .map((word, index) => (index < 2 ? shellQuote(word) : word))
       .join(' ');

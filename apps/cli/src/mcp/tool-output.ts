@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError, OperationName } from '@svc/common';
+import { DomainError, OperationName, stripControlsDeep } from '@svc/common';
 import { stripAnsi } from '../output/terminal-text';
 
 /**
@@ -52,8 +52,8 @@ export function shapeResult(tool: OperationName, result: unknown): unknown {
  * The result as compact JSON text, once: no structuredContent, since the tools declare no
  * outputSchema and a copy would send every answer twice (docs/mcp.md).
  */
-export function toolResult(result: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(result) ?? 'null' }] };
+export function toolResult(answer: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(stripControlsDeep(answer)) ?? 'null' }] };
 }
 
 /**
@@ -63,7 +63,7 @@ export function toolResult(result: unknown): CallToolResult {
  */
 export function toolError(error: unknown): CallToolResult {
   const domain = error instanceof DomainError ? error : undefined;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = stripControlsDeep(error instanceof Error ? error.message : String(error));
   const { requestId, statusCode } = (error ?? {}) as { requestId?: unknown; statusCode?: unknown };
   const serverFault = domain?.code === 'INTERNAL' || statusCode === 500;
   const suffix = serverFault && typeof requestId === 'string' ? ` (request ${requestId})` : '';

@@ -1,10 +1,12 @@
+import { CONTROL_CHARS } from '@svc/common';
+
 /**
  * Text that came from devices or other users (hostnames, names, audit details) is shown with
  * every control character escaped, so it cannot move the cursor, recolour, retitle or forge
  * lines in the reader's terminal. The raw output of `svc exec` and `svc shell` is the exception:
  * it is what the user asked to see.
  */
-const UNSAFE = /[\p{Cc}\p{Bidi_Control}\u2028\u2029]/gu;
+const UNSAFE = new RegExp(CONTROL_CHARS.source, 'gu');
 
 export function escapeTerminal(text: string): string {
   return text.replace(UNSAFE, (char) => {

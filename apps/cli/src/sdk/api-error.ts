@@ -1,32 +1,21 @@
-import { DomainError, ErrorCode, HTTP_STATUS_BY_CODE } from '@svc/common';
+import { errorFromAnswer, ErrorAnswer, ServerUnreachableError } from '@svc/common';
 
-/** An error answer of the server (`{statusCode, error, message, code, requestId}`), as a DomainError. */
-export class ApiError extends DomainError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly statusCode: number,
-    readonly requestId: string | undefined,
-  ) {
-    super(code, message);
-  }
+export { ServerUnreachableError };
 
+/** An error answer of the server (`{statusCode, error, message, code, requestId}`), or of a proxy in front of it. */
+export class ApiError extends ErrorAnswer {
+  /** The answer read by the one parser every client path shares (libs/common error-answer.ts). */
   static fromBody(status: number, body: unknown): ApiError {
-    const fields = (body && typeof body === 'object' ? body : {}) as { code?: unknown; message?: unknown; requestId?: unknown };
-    const code = typeof fields.code === 'string' && fields.code in HTTP_STATUS_BY_CODE ? (fields.code as ErrorCode) : codeForStatus(status);
-    const message = typeof fields.message === 'string' ? fields.message : `The server answered HTTP ${status}`;
-    return new ApiError(code, message, status, typeof fields.requestId === 'string' ? fields.requestId : undefined);
+    const answer = errorFromAnswer(status, body);
+    return new ApiError(answer.code, answer.message, answer.statusCode, answer.requestId);
   }
 }
 
-function codeForStatus(status: number): ErrorCode {
-  const match = Object.entries(HTTP_STATUS_BY_CODE).find(([, s]) => s === status);
-  return (match?.[0] as ErrorCode | undefined) ?? 'INTERNAL';
-}
+/** Failures of the connection itself: nothing (or not all) reached the server. */
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
 
-/** The server could not be reached at all (refused, no route, name unknown, TLS failure). */
-export class ServerUnreachableError extends DomainError {
-  constructor(message: string) {
-    super('DEVICE_OFFLINE', message);
-  }
+/** `error` as ServerUnreachableError when the connection to the server at `url` failed; any other error as it is. */
+export function asServerUnreachable(url: string | URL, error: Error): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && CONNECTION_FAILURES.has(code) ? new ServerUnreachableError(url, error.message) : error;
 }

@@ -3,11 +3,12 @@ import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import {
   DomainError,
   encodeStreamArgs,
+  errorFromAnswer,
   ErrorCode,
   ForwardTarget,
-  HTTP_STATUS_BY_CODE,
   serverTlsOptions,
   ServerTrust,
+  ServerUnreachableError,
   TUNNEL_HEADERS,
   TUNNEL_HTTP2,
   untrustedServerReason,
@@ -100,7 +101,7 @@ export class DeviceStreams {
       [TUNNEL_HEADERS.args]: encodeStreamArgs(args),
     });
     const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
-      const onError = (err: Error) => reject(new DeviceStreamError('DEVICE_OFFLINE', `Connection to the server lost: ${err.message}`, 503, undefined));
+      const onError = (err: Error) => reject(new DeviceStreamError('SERVER_UNREACHABLE', `Connection to the server lost: ${err.message}`, 503, undefined));
       stream.once('error', onError);
       stream.once('close', () => onError(new Error('stream closed')));
       stream.once('response', (received) => {
@@ -170,10 +171,13 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * announce their own certificate.
  */
 export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreamsOptions['token'], trust?: ServerTrust, headers?: Record<string, string>): Promise<DeviceStreams> {
-  const answer = await fetch(new URL('/auth/config', serverUrl));
+  const answer = await fetch(new URL('/auth/config', serverUrl)).catch((error: Error & { cause?: Error }) => {
+    throw new ServerUnreachableError(serverUrl, error.cause?.message ?? error.message);
+  });
+  if (!answer.ok) throw errorFromAnswer(answer.status, await answer.text());
   const body = (await answer.json().catch(() => ({}))) as { tunnel?: { port?: unknown; certificate_sha256?: unknown } | null };
   const port = body.tunnel?.port;
-  if (!answer.ok || typeof port !== 'number') throw new Error(`${serverUrl.origin} announces no stream endpoint (GET /auth/config)`);
+  if (typeof port !== 'number') throw new Error(`${serverUrl.origin} announces no stream endpoint (GET /auth/config)`);
   let chosen = trust;
   if (!chosen?.ca && !chosen?.pin) {
     const pin = body.tunnel?.certificate_sha256;
@@ -193,7 +197,7 @@ function connectTls(host: string, port: number, trust: ServerTrust): Promise<TLS
     const fail = (message: string) => {
       clearTimeout(timer);
       socket.destroy();
-      reject(new DeviceStreamError('DEVICE_OFFLINE', message, 503, undefined));
+      reject(new DeviceStreamError('SERVER_UNREACHABLE', message, 503, undefined));
     };
     const timer = setTimeout(() => fail(`No TLS connection to ${host}:${port} within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);
     const onError = (err: Error) => fail(`TLS connection to ${host}:${port} failed: ${err.message}`);
@@ -245,13 +249,6 @@ async function refusal(stream: ClientHttp2Stream, status: number): Promise<Devic
     // The status alone still makes an error.
   }
   if (!stream.destroyed) stream.close(h2.NGHTTP2_CANCEL);
-  let body: { code?: unknown; message?: unknown; requestId?: unknown } = {};
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    // Not JSON: a generic message below.
-  }
-  const code = typeof body.code === 'string' && body.code in HTTP_STATUS_BY_CODE ? (body.code as ErrorCode) : 'INTERNAL';
-  const message = typeof body.message === 'string' ? body.message : `The server refused the stream (HTTP ${status})`;
-  return new DeviceStreamError(code, message, status, typeof body.requestId === 'string' ? body.requestId : undefined);
+  const answer = errorFromAnswer(status, Buffer.concat(chunks));
+  return new DeviceStreamError(answer.code, answer.message, answer.statusCode, answer.requestId);
 }

@@ -2,7 +2,8 @@ import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOpt
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ErrorCode, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
+import { errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
+import { asServerUnreachable } from './api-error';
 import { DeviceStreamError } from './device-streams';
 
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
@@ -109,7 +110,7 @@ export class FilesHttp {
     const options: RequestOptions = { method, agent: this.agent, headers: { ...this.options.headers, ...headers, authorization: `Bearer ${await this.options.token()}` } };
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, resolve);
-      req.on('error', reject);
+      req.on('error', (error) => reject(asServerUnreachable(url, error)));
       write(req);
     });
     if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) return res;
@@ -118,14 +119,8 @@ export class FilesHttp {
 }
 
 async function refusal(res: IncomingMessage): Promise<DeviceStreamError> {
-  const status = res.statusCode ?? 500;
-  let body: { code?: string; message?: string; requestId?: string } = {};
-  try {
-    body = JSON.parse(await readAll(res, MAX_ERROR_BODY_BYTES));
-  } catch {
-    // not a JSON error answer: described by its status
-  }
-  return new DeviceStreamError((body.code ?? 'INTERNAL') as ErrorCode, body.message ?? `HTTP ${status}`, status, body.requestId);
+  const answer = errorFromAnswer(res.statusCode ?? 500, await readAll(res, MAX_ERROR_BODY_BYTES));
+  return new DeviceStreamError(answer.code, answer.message, answer.statusCode, answer.requestId);
 }
 
 async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> {

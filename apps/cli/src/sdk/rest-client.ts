@@ -87,7 +87,7 @@ export class RestClient {
 
   private unreachable(error: Error): Error {
     if (!(error as NodeJS.ErrnoException).code) return error;
-    return new ServerUnreachableError(`Cannot reach the server at ${this.options.baseUrl.origin}: ${error.message}`);
+    return new ServerUnreachableError(this.options.baseUrl, error.message);
   }
 
   private async once<T>(req: RestRequest): Promise<T> {
@@ -122,15 +122,13 @@ export class RestClient {
     if (status >= 300 && status < 400) {
       throw new ApiError('INTERNAL', `The server answered with a redirect (HTTP ${status} to ${response.headers.location ?? '?'}); svc follows no redirects: set SVC_SERVER_URL to the final address`, status, undefined);
     }
-    let body: unknown;
+    if (status >= 400 || status < 200) throw ApiError.fromBody(status, text);
+    if (text.length === 0) return undefined as T;
     try {
-      body = text.length > 0 ? JSON.parse(text) : undefined;
+      return JSON.parse(text) as T;
     } catch {
-      body = undefined;
+      throw new ApiError('INTERNAL', `The server answered HTTP ${status} with something that is not JSON`, status, undefined);
     }
-    if (status >= 400 || status < 200) throw ApiError.fromBody(status, body);
-    if (body === undefined && text.length > 0) throw new ApiError('INTERNAL', `The server answered HTTP ${status} with something that is not JSON`, status, undefined);
-    return body as T;
   }
 }
 

@@ -2,7 +2,6 @@ import type { ClientHttp2Stream } from 'node:http2';
 import { Readable, Transform, TransformCallback, Writable } from 'node:stream';
 import {
   encodeDataFrames,
-  ErrorCode,
   ErrorFrameBody,
   ExitFrameBody,
   Frame,
@@ -10,6 +9,7 @@ import {
   FrameType,
   HTTP_STATUS_BY_CODE,
   parseFramePayload,
+  readErrorBody,
   resetStream,
   resizeFrame,
   signalFrame,
@@ -62,7 +62,7 @@ export class ShellSession {
       writableObjectMode: true,
       transform: (frame: Frame, _encoding, callback: TransformCallback) => this.receive(frame, callback),
       flush: (callback) => {
-        this.fail(new DeviceStreamError('DEVICE_OFFLINE', 'The shell stream ended without an exit status', 503, undefined));
+        this.fail(new DeviceStreamError('DEVICE_OFFLINE', 'the session ended without an exit status (the device or the server went away)', 503, undefined));
         callback();
       },
     });
@@ -76,7 +76,7 @@ export class ShellSession {
     stream.on('error', () => undefined); // reported through `exit` when the stream closes
     stream.once('close', () => {
       if (stream.readableEnded) return; // the frames still in the pipes settle `exit`
-      this.fail(new DeviceStreamError('DEVICE_OFFLINE', 'The shell session was cut: the device or the server went away', 503, undefined));
+      this.fail(cutOff(stream));
       decoder.destroy();
       output.end();
     });
@@ -160,7 +160,17 @@ export class ShellSession {
 }
 
 function deviceError(body: ErrorFrameBody): DeviceStreamError {
-  const code = typeof body.code === 'string' && body.code in HTTP_STATUS_BY_CODE ? (body.code as ErrorCode) : 'INTERNAL';
-  const message = typeof body.message === 'string' ? body.message : 'The shell failed on the device';
+  const { code, message } = readErrorBody(body) ?? { code: 'INTERNAL' as const, message: 'The shell failed on the device' };
   return new DeviceStreamError(code, message, HTTP_STATUS_BY_CODE[code], undefined);
+}
+
+/**
+ * Who cut a stream that closed without its end: with the connection to the server gone, the
+ * server (or the path to it); with the connection still up, the server reset the stream because
+ * the device went away.
+ */
+function cutOff(stream: ClientHttp2Stream): DeviceStreamError {
+  const connection = stream.session;
+  if (!connection || connection.destroyed || connection.closed) return new DeviceStreamError('SERVER_UNREACHABLE', 'Connection to the server lost', 503, undefined);
+  return new DeviceStreamError('DEVICE_OFFLINE', 'the device went away', 503, undefined);
 }

@@ -1,17 +1,17 @@
 import { Args, Flags } from '@oclif/core';
 import { AuditEntry, AuditLogsResult, BatchItem } from '@svc/common';
 import { SvcCommand } from '../../base-command';
-import { batchTarget, devicesFlag } from '../../flags';
+import { batchTarget, devicesFlag, timeFlag } from '../../flags';
 import { renderTable } from '../../output/table';
 
 export default class DevicesLogs extends SvcCommand<typeof DevicesLogs> {
   static override summary = 'Audit log of devices: who did what, when.';
-  static override examples = ['<%= config.bin %> devices logs edge-1', '<%= config.bin %> devices logs edge-1 --since 2026-11-01T00:00:00Z --max 500', '<%= config.bin %> devices logs --devices edge-1,edge-2 --json'];
+  static override examples = ['<%= config.bin %> devices logs edge-1', '<%= config.bin %> devices logs edge-1 --since 2026-11-01T00:00:00Z --max 500', '<%= config.bin %> devices logs edge-1 --since yesterday --until 2h', '<%= config.bin %> devices logs edge-1 --since "1h 30m ago"', '<%= config.bin %> devices logs --devices edge-1,edge-2 --json'];
   static override args = { device: Args.string({ description: 'device name or id' }) };
   static override flags = {
     devices: devicesFlag,
-    since: Flags.string({ description: 'from this time on (ISO 8601, inclusive)' }),
-    until: Flags.string({ description: 'before this time (ISO 8601, exclusive)' }),
+    since: timeFlag('from this time on (inclusive)'),
+    until: timeFlag('before this time (exclusive)'),
     max: Flags.integer({ description: 'at most this many entries per device', default: 100, min: 1 }),
   };
 
