@@ -18,7 +18,8 @@ const LIMIT_KB = OUTPUT_FIELD_LIMIT_BYTES / 1024;
  */
 const TOOL_NOTES: Partial<Record<OperationName, string>> = {
   devices_list: 'Pending registrations are listed with status "pending", their request_id and the fingerprint to compare before devices_approve.',
-  devices_approve: 'Takes the request_id of a pending registration; compare its fingerprint with the one the device shows first.',
+  devices_approve:
+    'Takes the request_id of a pending registration; compare its fingerprint with the one the device shows first. A request listed with "replaces" is for a registered device id: approving it would replace that device\'s key and cut the device using it off, so this tool refuses it (CONFLICT) and a person must confirm it with "svc devices approve <request_id> --yes".',
   devices_reject: 'Rejects a pending registration, or removes an approved device.',
   device_exec: `command is the program and its arguments, run without a shell (use ["sh", "-c", "..."] for pipes and redirections). A non-zero exit_code is data, not a failure. output is stdout and stderr interleaved, with terminal escape sequences removed and cut at ${LIMIT_KB} KB.`,
   docker_exec: `Runs the docker CLI on the machine running svc mcp against the device's container engine, reached through the tunnel. args are docker's arguments, e.g. ["ps", "-a"]; start long-running containers detached (-d). stdout and stderr have terminal escape sequences removed and are cut at ${LIMIT_KB} KB each.`,

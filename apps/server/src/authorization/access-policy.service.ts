@@ -3,6 +3,7 @@ import {
   Capability,
   ConflictError,
   deviceGrant,
+  deviceIdClaimBlocker,
   DeviceNotFoundError,
   ForbiddenError,
   grantAllows,
@@ -15,6 +16,7 @@ import {
   ownerChangeRefusal,
   parseScope,
   toToolRole,
+  WaitingRequest,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
@@ -153,6 +155,26 @@ export class AccessPolicy {
     if (!owner || requestedScope === existing.ownerScope) return { ownerScope: existing.ownerScope, ownerChange: null };
     const ownerChange = await this.authorizeOwnerChange(principal, existing, requestedScope);
     return { ownerScope: requestedScope, ownerChange };
+  }
+
+  /**
+   * Approving the first registration of a device id: refused while an older request for that id
+   * from an owner the approver does not speak for still waits (`deviceIdClaimBlocker`). An id
+   * that is already registered is not decided here but by `planRekey`.
+   */
+  requireDeviceIdClaim(principal: UserPrincipal, request: WaitingRequest & { deviceId: string }, waitingOldestFirst: readonly WaitingRequest[]): void {
+    if (deviceIdClaimBlocker(principal, request.id, waitingOldestFirst) === null) return;
+    throw new ConflictError(
+      `Device id ${request.deviceId} was requested earlier for another owner, and that request is still waiting; it cannot be approved for ${request.ownerScope} meanwhile (choose another device id, or wait until that request is decided or expires)`,
+    );
+  }
+
+  /**
+   * Approving one request decides the other waiting requests for the same device id only where
+   * they ask for the same owner: another owner's request is never rejected by this approver.
+   */
+  decidedTogether(request: { ownerScope: string }, other: { ownerScope: string }): boolean {
+    return other.ownerScope === request.ownerScope;
   }
 
   /** With ALLOW_CROSS_ORG_DEVICE_SHARING=false an organization's device is shared only with its members. */

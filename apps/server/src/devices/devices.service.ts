@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLogsResult, DeviceListItem, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
+import { AuditLogsResult, DeviceConnectionStatus, DeviceListItem, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
 import { AuditRepository } from '../storage/repositories/audit.repository';
@@ -91,14 +91,20 @@ export class DevicesService {
 
   /** Pending requests the caller may decide, by request id, filtered like devices (the name is the hostname). */
   private async pendingItems(principal: UserPrincipal, query: DeviceListQuery): Promise<DeviceListItem[]> {
-    const pending = (await this.registrations.reviewPending(principal)).map((review) => this.pendingItem(review));
+    const reviews = await this.registrations.reviewPending(principal);
+    const replaced = reviews.flatMap((review) => (review.replaces ? [review.replaces.id] : []));
+    const presence = replaced.length > 0 ? await this.presence.presenceOf(replaced) : new Map();
+    const pending = reviews.map((review) => this.pendingItem(review, review.replaces && presenceIn(presence, review.replaces.id).online ? 'online' : 'offline'));
     return pending
       .filter((item) => (query.ownerScope === undefined || item.owner === query.ownerScope) && (query.namePrefix === undefined || item.name.startsWith(query.namePrefix)))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  /** What an approver needs to decide: the key fingerprint to compare, where it came from, and whether it replaces a registered key. */
-  private pendingItem({ request: r, keyMismatch, registeredFingerprint }: PendingReview): DeviceListItem {
+  /**
+   * What an approver needs to decide: the key fingerprint to compare, where it came from, and
+   * whether approving replaces the key of a registered device (which cuts that device off).
+   */
+  private pendingItem({ request: r, keyMismatch, registeredFingerprint, replaces }: PendingReview, replacedStatus: DeviceConnectionStatus): DeviceListItem {
     return {
       id: r.id,
       name: r.info.hostname,
@@ -112,6 +118,7 @@ export class DevicesService {
       fingerprint: r.fingerprint,
       source_address: r.sourceAddress,
       ...(keyMismatch ? { key_mismatch: true, registered_fingerprint: registeredFingerprint } : {}),
+      ...(replaces ? { replaces: { device_id: replaces.id, name: replaces.name, status: replacedStatus } } : {}),
     };
   }
 

@@ -42,8 +42,9 @@ const deviceListItem = object(
     source_address: string,
     key_mismatch: boolean,
     registered_fingerprint: nullable(string),
+    replaces: object({ device_id: string, name: string, status: { type: 'string', enum: ['online', 'offline'] } }),
   },
-  ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint'],
+  ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint', 'replaces'],
 );
 const deviceStatus = object({ status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }) });
 const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);

@@ -23,6 +23,8 @@ export interface DeviceListItem {
   key_mismatch?: boolean;
   /** With key_mismatch: the fingerprint the device id is registered with (null if none recorded). */
   registered_fingerprint?: string | null;
+  /** The request is for a registered device: approving it replaces that device's key and cuts it off. */
+  replaces?: { device_id: string; name: string; status: DeviceConnectionStatus };
 }
 
 /** devices_list over REST with `limit` or `cursor`: one page; `next_cursor` is null on the last. */
