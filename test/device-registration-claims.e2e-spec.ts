@@ -183,4 +183,50 @@ describe('device id claims, key replacement and removal', () => {
       await until(async () => (await statusOf('rekey-1')).status === 'offline', 'the old runtime cut off');
     });
   });
+
+  describe('removing an approved device', () => {
+    beforeAll(async () => {
+      await registerDevice(server, 'gone-1', `user:${ALICE}`, await as(ALICE));
+    });
+
+    it('is refused without a terminal and without --yes; a pending request is rejected without asking', async () => {
+      const { code, stderr } = await svc(alice, ['devices', 'reject', 'gone-1']);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/^Error: Removing device gone-1 \(offline\) revokes its key .*Pass --yes to confirm/m);
+      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(200);
+
+      const request = await submitRegistration(server, 'gone-pending', `user:${ALICE}`);
+      const rejected = await svc(alice, ['devices', 'reject', request.requestId]);
+      expect(rejected.code).toBe(0);
+      expect((await pollRegistration(server, request.requestId)).body).toEqual({ status: 'rejected' });
+    });
+
+    it('is asked about on a terminal; "no" keeps the device', async () => {
+      const { code, output } = await inTerminal(alice, ['devices', 'reject', 'gone-1'], 'n');
+      expect(output).toMatch(/Removing device gone-1 \(offline\)/);
+      expect(output).toContain('Not removed: nothing changed.');
+      expect(code).toBe(1);
+      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(200);
+    });
+
+    it('"yes" on the terminal removes it; its former owner still reads its audit log, nobody else does', async () => {
+      const { code } = await inTerminal(alice, ['devices', 'reject', 'gone-1'], 'y');
+      expect(code).toBe(0);
+      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(404);
+
+      const logs = await svcJson<{ logs: { action: string }[] }>(alice, ['devices', 'logs', 'gone-1']);
+      expect(logs.logs.map((entry) => entry.action)).toEqual(expect.arrayContaining(['device.registration_requested', 'device.approved', 'device.removed']));
+      expectError(await server.api.get('/devices/gone-1/audit-logs', await as(MALLORY)), 404, 'DEVICE_NOT_FOUND');
+
+      // The id registered again by someone else: their history starts fresh, Alice's stays hers.
+      server.clock.advance(1000);
+      await registerDevice(server, 'gone-1', `user:${MALLORY}`, await as(MALLORY));
+      await server.api.post('/devices/reject', { device: 'gone-1' }, await as(MALLORY));
+      const again = (await server.api.get('/devices/gone-1/audit-logs', await as(ALICE))).body as { logs: { action: string; user: string }[] };
+      expect(again.logs.length).toBeGreaterThan(0);
+      expect(again.logs.every((entry) => !entry.user.includes('mallory'))).toBe(true);
+      const theirs = (await server.api.get('/devices/gone-1/audit-logs', await as(MALLORY))).body as { logs: { user: string }[] };
+      expect(theirs.logs.every((entry) => !entry.user.includes('alice'))).toBe(true);
+    });
+  });
 });

@@ -21,6 +21,8 @@ const TOOL_NOTES: Partial<Record<OperationName, string>> = {
   devices_approve:
     'Takes the request_id of a pending registration; compare its fingerprint with the one the device shows first. A request listed with "replaces" is for a registered device id: approving it would replace that device\'s key and cut the device using it off, so this tool refuses it (CONFLICT) and a person must confirm it with "svc devices approve <request_id> --yes".',
   devices_reject: 'Rejects a pending registration, or removes an approved device.',
+  device_rename:
+    'An extension beyond the specification\'s tools. Sets the display name devices_list shows and that device parameters accept instead of the id (1-64 characters, no control characters). Needs the admin role on the device. Returns {status: "renamed", device_id, name}.',
   device_exec: `command is the program and its arguments, run without a shell (use ["sh", "-c", "..."] for pipes and redirections). A non-zero exit_code is data, not a failure. output is stdout and stderr interleaved, with terminal escape sequences removed and cut at ${LIMIT_KB} KB.`,
   docker_exec: `Runs the docker CLI on the machine running svc mcp against the device's container engine, reached through the tunnel. args are docker's arguments, e.g. ["ps", "-a"]; start long-running containers detached (-d). stdout and stderr have terminal escape sequences removed and are cut at ${LIMIT_KB} KB each.`,
   forward_start:

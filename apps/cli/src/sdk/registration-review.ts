@@ -49,3 +49,8 @@ export async function approveWithoutReplacing(client: SvcClient, ref: string) {
   }
   return client.call('devices_approve', { device: ref });
 }
+
+/** Whether `ref` names a pending request the caller may decide (then `devices reject` rejects it rather than removing a device). */
+export async function isPendingRequest(client: SvcClient, ref: string): Promise<boolean> {
+  return (await pendingRequests(client)).some((item) => item.request_id === ref || item.device_id === ref);
+}

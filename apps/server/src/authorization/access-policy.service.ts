@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  canApproveFor,
   Capability,
   ConflictError,
   deviceGrant,
@@ -22,6 +23,7 @@ import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { MembershipsRepository } from '../storage/repositories/memberships.repository';
 import { OrgsRepository } from '../storage/repositories/orgs.repository';
+import { AuditRepository } from '../storage/repositories/audit.repository';
 import { callerAccess } from '../storage/repositories/device-access-scope';
 import { DeviceRecord, DeviceShare, OrgRecord } from '../storage/records';
 import type { Principal, UserPrincipal } from '../auth/principal';
@@ -31,6 +33,13 @@ export interface AuthorizedDevice {
   role: OrgRole;
   /** Holds `device:own`: the owning user, or an admin of the owning organization. */
   owner: boolean;
+}
+
+/** A removed device's audit history as its former owner may read it: [historySince, removedAt]. */
+export interface RemovedDeviceHistory {
+  id: string;
+  historySince: Date;
+  removedAt: Date;
 }
 
 /** The fields an owner change writes: the new owner, and no shares (they are reset). */
@@ -76,6 +85,7 @@ export class AccessPolicy {
     private readonly devices: DevicesRepository,
     private readonly orgs: OrgsRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly auditRecords: AuditRepository,
   ) {}
 
   /**
@@ -102,6 +112,21 @@ export class AccessPolicy {
       throw new ForbiddenError(capability === 'device:own' ? NOT_OWNER : `Access denied: your role (${toToolRole(grant.role)}) does not allow ${capability}`);
     }
     return { device, ...grant };
+  }
+
+  /**
+   * The audit history of a removed device (by id; its name is gone with it), for whoever would
+   * hold `device:own` on it now: the owning user, or an admin of the owning organization, as
+   * recorded at removal. The newest such removal counts; to anyone else the id is "not found".
+   */
+  async requireRemovedDeviceHistory(principal: Principal, deviceId: string): Promise<RemovedDeviceHistory> {
+    const user = deviceCaller(principal);
+    for (const removal of await this.auditRecords.removals(deviceId)) {
+      if (removal.formerOwnerScope && removal.formerHistorySince && canApproveFor(user, removal.formerOwnerScope)) {
+        return { id: deviceId, historySince: removal.formerHistorySince, removedAt: removal.timestamp };
+      }
+    }
+    throw new DeviceNotFoundError();
   }
 
   /** Non-members do not see an organization (404); visible but not allowed is 403. */

@@ -91,6 +91,7 @@ export class RegistrationsService {
       sealedApiKey: null,
       delivered: false,
       decidedBy: null,
+      name: input.name ?? null,
     };
     await this.storage.transaction(async () => {
       // Earlier requests for the same id stay: a newcomer cannot displace the genuine one.
@@ -191,14 +192,15 @@ export class RegistrationsService {
         await this.devices.update(callerAccess(principal.scopes), existing.id, {
           apiKeyHash: hashApiKey(apiKey),
           info: request.info,
-          name: request.info.hostname,
+          // A re-key keeps the device's name (it may have been renamed) unless the runtime asks for one.
+          ...(request.name ? { name: request.name } : {}),
           approvedBy: principal.email,
           ...plan.ownerChange,
         });
       } else {
         await this.devices.insert({
           id: request.deviceId,
-          name: request.info.hostname,
+          name: request.name ?? request.info.hostname,
           ownerScope: request.ownerScope,
           allowedScopes: [],
           shares: [],

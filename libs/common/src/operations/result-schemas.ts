@@ -95,6 +95,7 @@ export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
   devices_list: array(deviceListItem),
   devices_approve: object({ status: { type: 'string', enum: ['approved'] }, device_id: string, fingerprint: string }),
   devices_reject: status('rejected'),
+  device_rename: object({ status: { type: 'string', enum: ['renamed'] }, device_id: string, name: string }),
   device_status: batched(deviceStatus),
   device_audit_logs: batched(auditLogs),
   device_access_list: array(accessEntry),

@@ -27,6 +27,13 @@ export interface DeviceListItem {
   replaces?: { device_id: string; name: string; status: DeviceConnectionStatus };
 }
 
+/** device_rename: the device and its new name. */
+export interface DeviceRenameResult {
+  status: 'renamed';
+  device_id: string;
+  name: string;
+}
+
 /** devices_list over REST with `limit` or `cursor`: one page; `next_cursor` is null on the last. */
 export interface DeviceListPage {
   items: DeviceListItem[];
@@ -155,6 +162,7 @@ export interface OperationResults {
   devices_list: DeviceListItem[];
   devices_approve: RegistrationApprovalResult;
   devices_reject: StatusResult<'rejected'>;
+  device_rename: DeviceRenameResult;
   device_status: Batched<DeviceStatusResult>;
   device_audit_logs: Batched<AuditLogsResult>;
   device_access_list: AccessEntry[];
