@@ -142,14 +142,14 @@ describe('device names and last seen', () => {
       const rt = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'seen-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(rt);
       await rt.waitForLog('tunnel up');
-      const connectedAt = await until(async () => (await svcJson<DeviceStatusResult>(alice, ['devices', 'status', 'seen-1'])).last_seen, 'the connect time recorded');
+      const connectedAt = await until<string>(async () => (await svcJson<DeviceStatusResult>(alice, ['devices', 'status', 'seen-1'])).last_seen ?? undefined, 'the connect time recorded');
 
       const table = await svc(alice, ['devices', 'status', 'seen-1']);
       expect(table.stdout.split('\n')[1]).toMatch(/^seen-1\s+online\s+healthy\s+\S+.*\s+now$/);
 
       // Ten minutes of (server) time pass while the tunnel stays up: last_seen follows.
       server.clock.advance(10 * 60_000);
-      const later = await until(async () => {
+      const later = await until<string>(async () => {
         const seen = (await statusOf('seen-1')).last_seen;
         return seen && Date.parse(seen) > Date.parse(connectedAt) ? seen : undefined;
       }, 'last_seen to move past the connect time while online');
