@@ -204,6 +204,8 @@ describe('audit logs', () => {
     expect((await server.api.delete(`/devices/aud-1/deployments/${deployment}`, owner)).status).toBe(200);
     expect((await server.api.get('/devices/aud-1/deployments/jobs/web/logs', owner)).status).toBe(503);
 
+    expect((await server.api.patch('/devices/aud-1', { name: 'aud one' }, owner)).status).toBe(200);
+
     const stored = await server.app.get(Storage).collection(AUDIT).find({});
     const checkedElsewhere: string[] = ['device.files_synced', 'device.deployment_rolled_back'];
     expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS.filter((action) => !checkedElsewhere.includes(action))));

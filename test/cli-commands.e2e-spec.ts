@@ -143,7 +143,7 @@ describe('svc devices / access / orgs / runtime (real binary, real runtime)', ()
   });
 
   it('reject removes the device; the runtime stops, and `svc runtime logout` clears its credentials', async () => {
-    expect(await svcJson(alice, ['devices', 'reject', DEVICE])).toEqual({ status: 'rejected' });
+    expect(await svcJson(alice, ['devices', 'reject', DEVICE, '--yes'])).toEqual({ status: 'rejected' });
     const code = await new Promise<number | null>((resolve) => (runtime.exitCode !== null ? resolve(runtime.exitCode) : runtime.once('exit', resolve)));
     expect(code).toBe(3);
     expect((await svc(alice, ['devices', 'status', DEVICE])).code).toBe(2);

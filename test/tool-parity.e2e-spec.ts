@@ -8,13 +8,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { findOperation, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
+import { EXTENSION_OPERATIONS, findOperation, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
 import { TOOL_COMMANDS } from '../apps/cli/src/tool-commands';
 import { startMcp } from './fixtures/mcp-session';
 import { SVC_BIN } from './fixtures/svc-cli';
 import { parseToolsSpec, SpecParam, SpecTool, TOOLS_SPEC_PATH } from './fixtures/tools-spec';
 
 const SPEC = parseToolsSpec(readFileSync(TOOLS_SPEC_PATH, 'utf8'));
+/** The spec's tools plus the declared extensions (EXTENSION_OPERATIONS): what everything must offer, exactly. */
+const OFFERED = [...SPEC.map((tool) => tool.name), ...EXTENSION_OPERATIONS].sort();
 
 function catalogParams(op: OperationContract): Record<string, SpecParam> {
   return Object.fromEntries(
@@ -66,8 +68,13 @@ describe('the tool tables of tools.md', () => {
 });
 
 describe('operation catalog ↔ tools.md', () => {
-  it('defines exactly the spec tools', () => {
-    expect(OPERATIONS.map((op) => op.name).sort()).toEqual(SPEC.map((tool) => tool.name).sort());
+  it('defines exactly the spec tools, plus the declared extensions', () => {
+    expect(OPERATIONS.map((op) => op.name).sort()).toEqual(OFFERED);
+  });
+
+  it('declares as extensions only operations that are not tools of the spec', () => {
+    expect(EXTENSION_OPERATIONS).toEqual(['device_rename']);
+    for (const name of EXTENSION_OPERATIONS) expect(SPEC.map((tool) => tool.name)).not.toContain(name);
   });
 
   it.each(SPEC.map((tool) => [tool.name, tool] as const))('%s has the spec [Batch] marker and exactly its parameters, required flags, defaults and allowed values', (name, tool) => {
@@ -95,9 +102,12 @@ describe('svc mcp ↔ tools.md (the built binary over stdio)', () => {
   });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  it('lists every tool of the spec, each with an input schema of exactly its parameters', async () => {
+  it('lists every tool of the spec (and the declared extensions), each with an input schema of exactly its parameters', async () => {
     const tools = await listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(SPEC.map((tool) => tool.name).sort());
+    expect(tools.map((tool) => tool.name).sort()).toEqual(OFFERED);
+    const rename = tools.find((tool) => tool.name === 'device_rename')!;
+    expect(Object.keys(rename.inputSchema.properties ?? {}).sort()).toEqual(['device', 'name']);
+    expect(rename.description).toMatch(/^Rename a device\. An extension beyond the specification's tools\./);
     for (const spec of SPEC) {
       const tool = tools.find((t) => t.name === spec.name)!;
       const properties = Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => [name, withoutDescription(schema)]));
@@ -134,8 +144,8 @@ describe('CLI commands ↔ tools.md', () => {
     return JSON.parse(execFileSync(process.execPath, ['-e', script, resolve(SVC_BIN, '../..'), JSON.stringify(ids)], { encoding: 'utf8' }));
   }
 
-  it('maps every tool, and no other, to a command', () => {
-    expect(Object.keys(TOOL_COMMANDS).sort()).toEqual(SPEC.map((tool) => tool.name).sort());
+  it('maps every tool and declared extension, and no other, to a command', () => {
+    expect(Object.keys(TOOL_COMMANDS).sort()).toEqual(OFFERED);
   });
 
   it('has each mapped command in the built CLI', () => {

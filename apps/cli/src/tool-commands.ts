@@ -1,13 +1,14 @@
 import type { OperationName } from '@svc/common';
 
 /**
- * The `svc` command a person runs for each tool of the specification (oclif command ids, topics
- * separated by spaces). A parity test checks every tool has one and that each command exists.
+ * The `svc` command a person runs for each tool of the specification and each extension
+ * (EXTENSION_OPERATIONS; oclif command ids, topics separated by spaces). A parity test checks every tool has one and that each command exists.
  */
 export const TOOL_COMMANDS: Record<OperationName, string> = {
   devices_list: 'devices list',
   devices_approve: 'devices approve',
   devices_reject: 'devices reject',
+  device_rename: 'devices rename',
   device_status: 'devices status',
   device_audit_logs: 'devices logs',
   device_access_list: 'access list',

@@ -15,6 +15,7 @@ Options:
   --server <url>             server address (SVC_SERVER_URL)
   --owner <scope>            owner to request: user:<email> or org:<org_id> (OWNER_REFERENCE)
   --device-id <id>           device id to register (default: host name + machine-id digest)
+  --name <name>              display name to register with (default: the host name)
   --ca <file>                CA certificate that signed the server's tunnel certificate (SVC_CA_FILE)
   --pin sha256:<hex>         pinned tunnel certificate fingerprint (SVC_SERVER_FINGERPRINT)
   --tunnel <host:port>       tunnel address, instead of asking the server (GET /auth/config)
@@ -37,6 +38,7 @@ export const RUN_OPTIONS = {
   server: { type: 'string' },
   owner: { type: 'string' },
   'device-id': { type: 'string' },
+  name: { type: 'string' },
   ca: { type: 'string' },
   pin: { type: 'string' },
   tunnel: { type: 'string' },

@@ -138,7 +138,7 @@ function tunnelPublisher(status: RuntimeStatusFile): (tunnel: OpenTunnel) => Ope
 
 async function register(config: RuntimeConfig, io: RuntimeIo, log: RuntimeLogger, api: ServerApi, store: DeviceStore, signal: AbortSignal): Promise<string | undefined> {
   const registered = await registerDevice(
-    { owner: config.owner, deviceId: config.deviceId, pollIntervalMs: config.pollIntervalMs, approvalTimeoutMs: config.approvalTimeoutMs },
+    { owner: config.owner, deviceId: config.deviceId, name: config.name, pollIntervalMs: config.pollIntervalMs, approvalTimeoutMs: config.approvalTimeoutMs },
     {
       api,
       store,

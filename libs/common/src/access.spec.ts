@@ -3,6 +3,7 @@ import {
   AccessTarget,
   canApproveFor,
   deviceGrant,
+  deviceIdClaimBlocker,
   effectiveDeviceRole,
   grantAllows,
   OrgDecision,
@@ -147,5 +148,19 @@ describe('orgDecision', () => {
     ['the admin key does not list devices', who(null, true), 'org:devices', 'forbidden'],
   ])('%s → %s', (_what, subject, capability, expected) => {
     expect(orgDecision(subject, ORG, capability)).toBe(expected);
+  });
+});
+
+describe('deviceIdClaimBlocker (who may take a device id that is not registered yet)', () => {
+  const waiting = (...owners: string[]) => owners.map((ownerScope, i) => ({ id: `r${i}`, ownerScope }));
+  it.each<[string, AccessSubject, string, ReturnType<typeof waiting>, string | null]>([
+    ['the only request', alice(), 'r0', waiting(`user:${ALICE}`), null],
+    ['the oldest request, with a stranger\'s after it', alice(), 'r0', waiting(`user:${ALICE}`, 'user:mallory@x.test'), null],
+    ['a newer request behind a stranger\'s older one', alice(), 'r1', waiting('user:mallory@x.test', `user:${ALICE}`), 'r0'],
+    ['a newer request behind the approver\'s own older one', alice(), 'r1', waiting(`user:${ALICE}`, `user:${ALICE}`), null],
+    ['behind an older request for an organization the approver administers', alice(['acme', 'admin']), 'r1', waiting('org:acme', `user:${ALICE}`), null],
+    ['behind an older request for an organization the approver is only a member of', alice(['acme', 'member']), 'r1', waiting('org:acme', `user:${ALICE}`), 'r0'],
+  ])('%s', (_what, subject, requestId, list, expected) => {
+    expect(deviceIdClaimBlocker(subject, requestId, list)?.id ?? null).toBe(expected);
   });
 });

@@ -101,3 +101,24 @@ export function orgDecision(subject: OrgSubject, org: { id: string; owner: strin
   if (relations.length === 0) return 'hidden';
   return relations.some((r) => relationAllows(r, capability)) ? 'allowed' : 'forbidden';
 }
+
+/** A pending registration request as the device-id claim rule sees it. */
+export interface WaitingRequest {
+  id: string;
+  ownerScope: string;
+}
+
+/**
+ * Device-id claims while the id is not registered yet: requests are kept per (device id, owner
+ * scope), and the oldest waiting request has the id first. Approving `requestId` is blocked by a
+ * request for the same id that waited longer (`waitingOldestFirst` comes before it) and that the
+ * approver cannot decide (another owner's), so a stranger cannot take the id from an owner whose
+ * device asked first. Null means not blocked.
+ */
+export function deviceIdClaimBlocker<R extends WaitingRequest>(subject: AccessSubject, requestId: string, waitingOldestFirst: readonly R[]): R | null {
+  for (const other of waitingOldestFirst) {
+    if (other.id === requestId) return null;
+    if (!canApproveFor(subject, other.ownerScope)) return other;
+  }
+  return null;
+}

@@ -4,6 +4,7 @@ export * from './scopes';
 export * from './roles';
 export * from './limits';
 export * from './control-chars';
+export * from './device-name';
 export * from './operations';
 export * from './config';
 export * from './access';

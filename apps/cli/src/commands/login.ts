@@ -7,6 +7,8 @@ import { resolveOAuthSettings } from '../auth/identity-provider';
 import { SvcCommand } from '../base-command';
 import { LoginFailedError } from '../exit-codes';
 import { cliConfigPath, readCliConfig } from '../config/cli-settings';
+import { escapeTerminal } from '../output/terminal-text';
+import { Account, currentAccount, describeAccount } from '../sdk/account';
 
 export default class Login extends SvcCommand<typeof Login> {
   static override summary = 'Sign in with the OAuth device authorization grant.';
@@ -17,7 +19,7 @@ export default class Login extends SvcCommand<typeof Login> {
     browser: Flags.boolean({ description: 'Open the verification page in a browser when one exists.', default: true, allowNo: true }),
   };
 
-  async run(): Promise<{ status: 'logged_in'; server: string; expires_at: number }> {
+  async run(): Promise<{ status: 'logged_in'; server: string; expires_at: number; email?: string; admin?: boolean }> {
     const settings = this.settings;
     if (settings.serverUrl.protocol === 'http:') this.note(`Note: ${settings.serverUrl.origin} is plain HTTP, which svc allows only for a server on this machine.`);
     const oauth = await resolveOAuthSettings(settings, this.client.rest);
@@ -36,8 +38,20 @@ export default class Login extends SvcCommand<typeof Login> {
     }
     this.client.session.save(token);
     if (this.flags.server !== undefined) this.rememberServer(settings.serverUrl.href);
-    this.note(`Logged in to ${settings.serverUrl.origin}.`);
-    return { status: 'logged_in', server: settings.serverUrl.origin, expires_at: token.expires_at };
+    const account = await this.whoIsLoggedIn();
+    this.note(account ? `Logged in as ${escapeTerminal(describeAccount(account))}.` : `Logged in to ${settings.serverUrl.origin}.`);
+    return { status: 'logged_in', server: settings.serverUrl.origin, expires_at: token.expires_at, ...(account ? { email: account.email, admin: account.admin } : {}) };
+  }
+
+  /** Who the server takes the new session for; a refusal (an account waiting for approval) is said, not fatal. */
+  private async whoIsLoggedIn(): Promise<Account | undefined> {
+    try {
+      return await currentAccount(this.client);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.note(`Signed in, but the server refuses this account for now: ${escapeTerminal(error.message)}`);
+      return undefined;
+    }
   }
 
   /**

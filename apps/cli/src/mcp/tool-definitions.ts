@@ -19,8 +19,10 @@ const LIMIT_KB = OUTPUT_FIELD_LIMIT_BYTES / 1024;
  */
 const TOOL_NOTES: Partial<Record<OperationName, string>> = {
   devices_list: 'Pending registrations are listed with status "pending", their request_id and the fingerprint to compare before devices_approve.',
-  devices_approve: 'Takes the request_id of a pending registration; compare its fingerprint with the one the device shows first.',
+  devices_approve:
+    'Takes the request_id of a pending registration; compare its fingerprint with the one the device shows first. A request listed with "replaces" is for a registered device id: approving it would replace that device\'s key and cut the device using it off, so this tool refuses it (CONFLICT) and a person must confirm it with "svc devices approve <request_id> --yes".',
   devices_reject: 'Rejects a pending registration, or removes an approved device.',
+  device_rename: 'Extension beyond the spec. Sets the display name (1-64 characters, no control characters); needs admin on the device.',
   device_exec: `command is argv, no shell (["sh", "-c", "..."] for pipes). A non-zero exit_code is data. output: stdout and stderr, escapes removed, cut at ${LIMIT_KB} KB.`,
   docker_exec: `docker runs here, through the tunnel; args e.g. ["ps", "-a"]; long-running containers with -d. Cut at ${LIMIT_KB} KB per stream.`,
   forward_start: 'specs: "8080:80" (local to device port), "8080:10.0.0.5:80" (a host the device reaches), "8000-8010:9000-9010", "/tmp/d.sock:/run/docker.sock". Runs until forward_stop or until svc mcp exits.',

@@ -7,6 +7,7 @@ import type { OperationName } from '@svc/common';
 export const TOOL_RETURNS: Partial<Record<OperationName, string>> = {
   devices_list: 'array of {id, name, status (online, offline, pending), owner}',
   devices_approve: '{status: "approved", device_id, fingerprint}',
+  device_rename: '{status: "renamed", device_id, name}',
   devices_reject: '{status: "rejected"}',
   device_status: '{status (online, offline), health, uptime (s), last_seen}',
   device_audit_logs: '{logs: [{timestamp, user, action, details}]}, newest first',

@@ -2,6 +2,7 @@ import { DeployJobsResult, DeployRequest, InvalidInputError, OperationName, Oper
 import { loadDeploySpec, SpecType } from '../deploy/spec-loader';
 import { dockerExec } from './docker-exec';
 import { ForwardSessionStore } from './forward-sessions';
+import { approveWithoutReplacing } from './registration-review';
 import { SvcClient } from './svc-client';
 
 type Input = Record<string, unknown>;
@@ -23,6 +24,8 @@ export class OperationRunner {
   run<N extends OperationName>(name: N, input: Input): Promise<OperationResults[N]>;
   async run(name: OperationName, input: Input): Promise<unknown> {
     switch (name) {
+      case 'devices_approve':
+        return approveWithoutReplacing(this.client, String(input.device));
       case 'device_ls':
         return this.client.files().ls(String(input.path));
       case 'device_cp':

@@ -1,4 +1,4 @@
-import { checkSocketPath, CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, isScope, parseVariables } from '@svc/common';
+import { checkSocketPath, CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, deviceNameProblem, isScope, parseVariables } from '@svc/common';
 import { defaultDockerSockets, LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parseIntervalOrOff, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
 
 type Env = Record<string, string | undefined>;
@@ -8,6 +8,7 @@ export interface RunFlags {
   server?: string;
   owner?: string;
   'device-id'?: string;
+  name?: string;
   'poll-interval'?: string;
   'approval-timeout'?: string;
   tunnel?: string;
@@ -26,6 +27,8 @@ export interface RuntimeConfig {
   /** Requested owner scope; undefined means "ask on the terminal". */
   owner?: string;
   deviceId?: string;
+  /** Display name to register with (--name); the server names the device after its host otherwise. */
+  name?: string;
   pollIntervalMs: number;
   approvalTimeoutMs: number;
   /** Overrides the tunnel address discovered through GET /auth/config. */
@@ -71,6 +74,7 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
   const config: Omit<RuntimeConfig, 'serverUrl'> = {
     owner: owner ?? vars.ownerReference,
     deviceId: flags['device-id'],
+    name: flag('name', parseDeviceName),
     pollIntervalMs: flag('poll-interval', parseDuration) ?? vars.pollInterval ?? 10_000,
     approvalTimeoutMs: flag('approval-timeout', parseDuration) ?? vars.approvalTimeout ?? 3_600_000,
     tunnel: flag('tunnel', parseHostPort),
@@ -106,6 +110,12 @@ function parseLogLevel(raw: string): LogLevel {
   const level = raw.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
   return level as LogLevel;
+}
+
+function parseDeviceName(raw: string): string {
+  const problem = deviceNameProblem(raw);
+  if (problem !== null) throw new Error(problem);
+  return raw;
 }
 
 function parseTransport(raw: string): TransportMode {

@@ -12,6 +12,8 @@ const REJECTED_MESSAGE = 'Registration was rejected; this device was not given a
 export interface RegistrationOptions {
   owner?: string;
   deviceId?: string;
+  /** Display name to ask for (--name). */
+  name?: string;
   pollIntervalMs: number;
   approvalTimeoutMs: number;
 }
@@ -56,7 +58,7 @@ export async function registerDevice(options: RegistrationOptions, deps: Registr
     if (owner === undefined) {
       throw new RuntimeExit(EXIT_CODES.usage, 'No owner for this device: pass --owner user:<email> (or org:<org_id>), or set OWNER_REFERENCE');
     }
-    requestId = await postRequest(deviceId, owner, identity, deps, { deadline, retryMs: options.pollIntervalMs }, signal);
+    requestId = await postRequest(deviceId, owner, identity, deps, { deadline, retryMs: options.pollIntervalMs, name: options.name }, signal);
     if (requestId === undefined) return undefined;
   }
   deps.say(`Registration of device ${deviceId} requested (request ${requestId}).`);
@@ -125,10 +127,10 @@ async function postRequest(
   owner: string,
   identity: DeviceIdentity,
   deps: RegistrationDeps,
-  { deadline, retryMs }: { deadline: number; retryMs: number },
+  { deadline, retryMs, name }: { deadline: number; retryMs: number; name?: string },
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const body = { device_id: deviceId, owner_scope: owner, device_info: deviceSystemInfo(), public_key: identity.publicKey };
+  const body = { device_id: deviceId, owner_scope: owner, device_info: deviceSystemInfo(), public_key: identity.publicKey, ...(name === undefined ? {} : { name }) };
   for (;;) {
     let answer;
     try {

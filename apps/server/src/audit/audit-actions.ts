@@ -4,6 +4,7 @@ export const AUDIT_ACTIONS = [
   'device.approved',
   'device.rejected',
   'device.removed',
+  'device.renamed',
   'device.access_added',
   'device.access_removed',
   'device.moved_to_org',

@@ -17,6 +17,8 @@ export interface AuditSubject {
   deviceId?: string;
   orgId?: string;
   details: string;
+  /** On `device.removed`: the removed device's owner and history start, so that owner keeps reading its log. */
+  removed?: { ownerScope: string; historySince: Date };
 }
 
 /** Writes audit entries; every mutating action and every device interaction goes through here. */
@@ -42,6 +44,7 @@ export class AuditService {
       orgId: subject.orgId ?? null,
       details: requestViaMcp() ? `${subject.details}${VIA_MCP_SUFFIX}` : subject.details,
       expiresAt: new Date(timestamp.getTime() + this.config.auditRetentionDays * DAY_MS),
+      ...(subject.removed ? { formerOwnerScope: subject.removed.ownerScope, formerHistorySince: subject.removed.historySince } : {}),
     });
   }
 

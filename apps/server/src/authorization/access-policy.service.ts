@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  canApproveFor,
   Capability,
   ConflictError,
   deviceGrant,
+  deviceIdClaimBlocker,
   DeviceNotFoundError,
   ForbiddenError,
   grantAllows,
@@ -15,11 +17,13 @@ import {
   ownerChangeRefusal,
   parseScope,
   toToolRole,
+  WaitingRequest,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { MembershipsRepository } from '../storage/repositories/memberships.repository';
 import { OrgsRepository } from '../storage/repositories/orgs.repository';
+import { AuditRepository } from '../storage/repositories/audit.repository';
 import { callerAccess } from '../storage/repositories/device-access-scope';
 import { DeviceRecord, DeviceShare, OrgRecord } from '../storage/records';
 import type { Principal, UserPrincipal } from '../auth/principal';
@@ -29,6 +33,13 @@ export interface AuthorizedDevice {
   role: OrgRole;
   /** Holds `device:own`: the owning user, or an admin of the owning organization. */
   owner: boolean;
+}
+
+/** A removed device's audit history as its former owner may read it: [historySince, removedAt]. */
+export interface RemovedDeviceHistory {
+  id: string;
+  historySince: Date;
+  removedAt: Date;
 }
 
 /** The fields an owner change writes: the new owner, and no shares (they are reset). */
@@ -74,6 +85,7 @@ export class AccessPolicy {
     private readonly devices: DevicesRepository,
     private readonly orgs: OrgsRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly auditRecords: AuditRepository,
   ) {}
 
   /**
@@ -105,6 +117,21 @@ export class AccessPolicy {
   /** Whether a caller already authorized on a device also holds `capability` there (what it may read of it, e.g. a deployment's secrets). */
   holds(access: AuthorizedDevice, capability: Capability): boolean {
     return grantAllows(access, capability);
+  }
+
+  /**
+   * The audit history of a removed device (by id; its name is gone with it), for whoever would
+   * hold `device:own` on it now: the owning user, or an admin of the owning organization, as
+   * recorded at removal. The newest such removal counts; to anyone else the id is "not found".
+   */
+  async requireRemovedDeviceHistory(principal: Principal, deviceId: string): Promise<RemovedDeviceHistory> {
+    const user = deviceCaller(principal);
+    for (const removal of await this.auditRecords.removals(deviceId)) {
+      if (removal.formerOwnerScope && removal.formerHistorySince && canApproveFor(user, removal.formerOwnerScope)) {
+        return { id: deviceId, historySince: removal.formerHistorySince, removedAt: removal.timestamp };
+      }
+    }
+    throw new DeviceNotFoundError();
   }
 
   /** Non-members do not see an organization (404); visible but not allowed is 403. */
@@ -158,6 +185,26 @@ export class AccessPolicy {
     if (!owner || requestedScope === existing.ownerScope) return { ownerScope: existing.ownerScope, ownerChange: null };
     const ownerChange = await this.authorizeOwnerChange(principal, existing, requestedScope);
     return { ownerScope: requestedScope, ownerChange };
+  }
+
+  /**
+   * Approving the first registration of a device id: refused while an older request for that id
+   * from an owner the approver does not speak for still waits (`deviceIdClaimBlocker`). An id
+   * that is already registered is not decided here but by `planRekey`.
+   */
+  requireDeviceIdClaim(principal: UserPrincipal, request: WaitingRequest & { deviceId: string }, waitingOldestFirst: readonly WaitingRequest[]): void {
+    if (deviceIdClaimBlocker(principal, request.id, waitingOldestFirst) === null) return;
+    throw new ConflictError(
+      `Device id ${request.deviceId} was requested earlier for another owner, and that request is still waiting; it cannot be approved for ${request.ownerScope} meanwhile (choose another device id, or wait until that request is decided or expires)`,
+    );
+  }
+
+  /**
+   * Approving one request decides the other waiting requests for the same device id only where
+   * they ask for the same owner: another owner's request is never rejected by this approver.
+   */
+  decidedTogether(request: { ownerScope: string }, other: { ownerScope: string }): boolean {
+    return other.ownerScope === request.ownerScope;
   }
 
   /** With ALLOW_CROSS_ORG_DEVICE_SHARING=false an organization's device is shared only with its members. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { OperationResponse, RouteResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { InvalidInputError, OperationResult, RouteResults } from '@svc/common';
@@ -7,9 +7,9 @@ import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { ApproveRegistrationInput, RejectInput, RejectRegistrationsInput } from '../registrations/dto';
 import { DevicesService } from './devices.service';
-import { AuditLogsInput, AuditLogsQuery, BatchTargetInput, ListDevicesQuery } from './dto';
+import { AuditLogsInput, AuditLogsQuery, BatchTargetInput, ListDevicesQuery, RenameDeviceInput } from './dto';
 
-/** devices_list, devices_approve, devices_reject, device_status, device_audit_logs. */
+/** devices_list, devices_approve, devices_reject, device_status, device_audit_logs, and the extension device_rename. */
 @ApiTags('devices')
 @ApiBearerAuth()
 @UsersOnly()
@@ -39,6 +39,12 @@ export class DevicesController {
   @OperationResponse('devices_reject')
   reject(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectInput): Promise<OperationResult<'devices_reject'>> {
     return this.devices.reject(principal, body.device);
+  }
+
+  @Patch(':device')
+  @OperationResponse('device_rename')
+  rename(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Body() body: RenameDeviceInput): Promise<OperationResult<'device_rename'>> {
+    return this.devices.rename(principal, device, body.name);
   }
 
   /** Rejects every pending registration request the caller may decide that matches the filters (a flood). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLogsResult, DeviceListItem, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
+import { AuditLogsResult, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
 import { AuditRepository } from '../storage/repositories/audit.repository';
@@ -14,6 +14,9 @@ import { DeviceRevocations } from './device-revocations';
 import { DeviceListInput, DeviceListQuery, encodeCursor, ListCursor, parseListQuery } from './device-list-query';
 import { BatchTarget, runBatch } from './batch';
 import { AuditLogQuery, parseAuditRange } from './audit-range';
+
+/** Whose audit entries a device_audit_logs item reads: a device, or a removed one up to its removal. */
+type AuditHistory = { id: string; historySince: Date; removedAt?: Date };
 
 /** With a status filter, devices are read in chunks of at least this many until a page fills. */
 const STATUS_FILTER_CHUNK = 500;
@@ -91,17 +94,23 @@ export class DevicesService {
 
   /** Pending requests the caller may decide, by request id, filtered like devices (the name is the hostname). */
   private async pendingItems(principal: UserPrincipal, query: DeviceListQuery): Promise<DeviceListItem[]> {
-    const pending = (await this.registrations.reviewPending(principal)).map((review) => this.pendingItem(review));
+    const reviews = await this.registrations.reviewPending(principal);
+    const replaced = reviews.flatMap((review) => (review.replaces ? [review.replaces.id] : []));
+    const presence = replaced.length > 0 ? await this.presence.presenceOf(replaced) : new Map();
+    const pending = reviews.map((review) => this.pendingItem(review, review.replaces && presenceIn(presence, review.replaces.id).online ? 'online' : 'offline'));
     return pending
       .filter((item) => (query.ownerScope === undefined || item.owner === query.ownerScope) && (query.namePrefix === undefined || item.name.startsWith(query.namePrefix)))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  /** What an approver needs to decide: the key fingerprint to compare, where it came from, and whether it replaces a registered key. */
-  private pendingItem({ request: r, keyMismatch, registeredFingerprint }: PendingReview): DeviceListItem {
+  /**
+   * What an approver needs to decide: the key fingerprint to compare, where it came from, and
+   * whether approving replaces the key of a registered device (which cuts that device off).
+   */
+  private pendingItem({ request: r, keyMismatch, registeredFingerprint, replaces }: PendingReview, replacedStatus: DeviceConnectionStatus): DeviceListItem {
     return {
       id: r.id,
-      name: r.info.hostname,
+      name: r.name ?? r.info.hostname,
       status: 'pending' as const,
       owner: r.ownerScope,
       request_id: r.id,
@@ -112,6 +121,7 @@ export class DevicesService {
       fingerprint: r.fingerprint,
       source_address: r.sourceAddress,
       ...(keyMismatch ? { key_mismatch: true, registered_fingerprint: registeredFingerprint } : {}),
+      ...(replaces ? { replaces: { device_id: replaces.id, name: replaces.name, status: replacedStatus } } : {}),
     };
   }
 
@@ -141,16 +151,29 @@ export class DevicesService {
    * the device's registration (an earlier device with the same id) are never shown. A batch answer
    * holds at most LIMITS.auditLogsBatchMaxEntries entries: when `max` × devices would exceed it,
    * each device gets an equal share, and a device with more entries than its share says `truncated`.
+   * A removed device's history stays readable by its former owner (AccessPolicy.requireRemovedDeviceHistory),
+   * up to its removal.
    */
   auditLogs(principal: UserPrincipal, target: BatchTarget & AuditLogQuery) {
     const range = parseAuditRange(target);
-    return runBatch(target, {
-      resolve: this.viewable(principal),
+    const viewable = this.viewable(principal);
+    return runBatch<AuditHistory, AuditLogsResult>(target, {
+      resolve: async (ref: string): Promise<{ key: string; target: AuditHistory }> => {
+        try {
+          return await viewable(ref);
+        } catch (err) {
+          if (!(err instanceof DeviceNotFoundError)) throw err;
+          const removed = await this.policy.requireRemovedDeviceHistory(principal, ref);
+          return { key: removed.id, target: removed };
+        }
+      },
       run: async (device, { count }): Promise<AuditLogsResult> => {
         const since = range.since && range.since > device.historySince ? range.since : device.historySince;
+        const removedUntil = device.removedAt && new Date(device.removedAt.getTime() + 1);
+        const until = removedUntil && (!range.until || range.until > removedUntil) ? removedUntil : range.until;
         const max = Math.min(range.max, Math.floor(LIMITS.auditLogsBatchMaxEntries / count));
-        if (max === range.max) return { logs: await this.audit.forDevice(device.id, { ...range, since }) };
-        const logs = await this.audit.forDevice(device.id, { ...range, since, max: max + 1 });
+        if (max === range.max) return { logs: await this.audit.forDevice(device.id, { ...range, since, until }) };
+        const logs = await this.audit.forDevice(device.id, { ...range, since, until, max: max + 1 });
         return logs.length > max ? { logs: logs.slice(0, max), truncated: true } : { logs };
       },
     });
@@ -162,6 +185,14 @@ export class DevicesService {
       const { device } = await this.policy.requireDevice(principal, ref, 'device:view');
       return { key: device.id, target: device };
     };
+  }
+
+  /** device_rename: needs `device:manage`; the name is what `svc devices list` shows and what a `device` parameter may name. */
+  async rename(principal: UserPrincipal, ref: string, name: string): Promise<DeviceRenameResult> {
+    const { device } = await this.policy.requireDevice(principal, ref, 'device:manage');
+    if (!(await this.devices.update(callerAccess(principal.scopes), device.id, { name }))) throw new DeviceNotFoundError();
+    await this.audit.record(principal, 'device.renamed', { deviceId: device.id, details: `renamed device ${device.id} from "${device.name}" to "${name}"` });
+    return { status: 'renamed', device_id: device.id, name };
   }
 
   /**
@@ -177,7 +208,11 @@ export class DevicesService {
       await this.deployments.removeDevice(device.id);
       await this.auditRecords.deleteReports(device.id);
     });
-    await this.audit.record(principal, 'device.removed', { deviceId: device.id, details: `removed device ${device.id} (${device.name}); API key revoked` });
+    await this.audit.record(principal, 'device.removed', {
+      deviceId: device.id,
+      details: `removed device ${device.id} (${device.name}); API key revoked`,
+      removed: { ownerScope: device.ownerScope, historySince: device.historySince },
+    });
     await this.revocations.revoked(device, 'removed');
     return { status: 'rejected' };
   }

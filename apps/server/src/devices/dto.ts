@@ -1,9 +1,10 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { LIMITS } from '@svc/common';
 import { AUDIT_MAX_MESSAGE } from './audit-range';
 import { LIST_STATUSES } from './device-list-query';
+import { DeviceName } from '../common/validators/device-name.validator';
 
 const REF = 256;
 
@@ -39,4 +40,9 @@ export class ListDevicesQuery {
   @ApiPropertyOptional({ enum: LIST_STATUSES }) @IsOptional() @IsString() @MaxLength(16) status?: string;
   @ApiPropertyOptional({ description: 'Owner: user:<email>, org:<id>, an e-mail address or an organization id' }) @IsOptional() @IsString() @MaxLength(300) owner?: string;
   @ApiPropertyOptional({ description: 'Name prefix (case-sensitive)' }) @IsOptional() @IsString() @MaxLength(REF) name?: string;
+}
+
+/** device_rename: the new display name (rule: deviceNameProblem). */
+export class RenameDeviceInput {
+  @ApiProperty({ example: 'kitchen display', maxLength: 64 }) @IsString() @DeviceName() name: string;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
 import { DEVICE_ID_PATTERN, isPublicKey, LIMITS } from '@svc/common';
+import { DeviceName } from '../common/validators/device-name.validator';
 import { NoControlChars } from '../common/validators/no-control-chars.validator';
 
 const FIELD = LIMITS.maxInfoFieldLength;
@@ -30,6 +31,11 @@ export class RequestRegistrationInput {
   @ApiProperty({ example: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', description: 'The runtime identity key: base64url (no padding) of the raw 32-byte Ed25519 public key' })
   @ValidateBy({ name: 'isPublicKey', validator: { validate: isPublicKey, defaultMessage: () => 'public_key must be base64url (no padding) of a 32-byte Ed25519 public key' } })
   public_key: string;
+
+  @ApiPropertyOptional({ example: 'kitchen display', description: 'Display name (svc runtime run --name); the host name when omitted' })
+  @IsOptional()
+  @DeviceName()
+  name?: string;
 }
 
 export class RegistrationStatusQuery {

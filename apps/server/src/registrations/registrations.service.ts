@@ -45,12 +45,15 @@ export interface PendingReview {
   /** The id is registered (visibly to the approver) with another key, or with none recorded. */
   keyMismatch: boolean;
   registeredFingerprint: string | null;
+  /** The registered device (visible to the approver) whose key approving this request replaces. */
+  replaces: DeviceRecord | null;
 }
 
 /**
  * The registration request state machine: pending → approved (key delivered once, to the holder
  * of the request's identity key) | rejected. Several requests may wait for one device id;
- * approving one rejects the others.
+ * approving one rejects the others for the same owner, never another owner's (AccessPolicy's
+ * device-id claim rule).
  */
 @Injectable()
 export class RegistrationsService {
@@ -88,6 +91,7 @@ export class RegistrationsService {
       sealedApiKey: null,
       delivered: false,
       decidedBy: null,
+      name: input.name ?? null,
     };
     await this.storage.transaction(async () => {
       // Earlier requests for the same id stay: a newcomer cannot displace the genuine one.
@@ -141,7 +145,7 @@ export class RegistrationsService {
     return pending.map((request) => {
       const device = registered.get(request.deviceId);
       const keyMismatch = !!device && device.publicKey !== request.publicKey;
-      return { request, keyMismatch, registeredFingerprint: keyMismatch ? (device!.fingerprint ?? null) : null };
+      return { request, keyMismatch, registeredFingerprint: keyMismatch ? (device!.fingerprint ?? null) : null, replaces: device ?? null };
     });
   }
 
@@ -177,6 +181,8 @@ export class RegistrationsService {
     let othersRejected = 0;
     await this.storage.transaction(async () => {
       const existing = await this.devices.findById(SYSTEM_ACCESS, request.deviceId);
+      const waiting = await this.registrations.pendingForDevice(request.deviceId, now);
+      if (!existing) this.policy.requireDeviceIdClaim(principal, request, waiting);
       if (existing && existing.publicKey !== request.publicKey) requireOwnerForKeyChange(principal, existing);
       if (existing) {
         // A re-key needs device:manage; the owner changes only as the policy's owner-change rules allow.
@@ -186,14 +192,15 @@ export class RegistrationsService {
         await this.devices.update(callerAccess(principal.scopes), existing.id, {
           apiKeyHash: hashApiKey(apiKey),
           info: request.info,
-          name: request.info.hostname,
+          // A re-key keeps the device's name (it may have been renamed) unless the runtime asks for one.
+          ...(request.name ? { name: request.name } : {}),
           approvedBy: principal.email,
           ...plan.ownerChange,
         });
       } else {
         await this.devices.insert({
           id: request.deviceId,
-          name: request.info.hostname,
+          name: request.name ?? request.info.hostname,
           ownerScope: request.ownerScope,
           allowedScopes: [],
           shares: [],
@@ -213,9 +220,12 @@ export class RegistrationsService {
         decidedBy: principal.email,
       });
       if (!moved) throw new ConflictError('The registration request was decided concurrently');
-      othersRejected = await this.registrations.rejectOtherPendingForDevice(request.deviceId, request.id, principal.email);
+      for (const other of waiting) {
+        if (other.id === request.id || !this.policy.decidedTogether(request, other)) continue;
+        if (await this.registrations.transition(other.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email })) othersRejected++;
+      }
     });
-    const notes = [revokedKeyHash ? 'previous API key revoked' : '', othersRejected > 0 ? `${othersRejected} other pending request(s) for this id rejected` : ''].filter(Boolean);
+    const notes = [revokedKeyHash ? 'previous API key revoked' : '', othersRejected > 0 ? `${othersRejected} other pending request(s) for this id and owner rejected` : ''].filter(Boolean);
     await this.audit.record(principal, 'device.approved', {
       deviceId: request.deviceId,
       details: `approved for ${ownerScope}: ${describeRequest(request)}${notes.map((n) => `; ${n}`).join('')}`,

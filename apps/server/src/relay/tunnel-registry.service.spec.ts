@@ -42,7 +42,7 @@ describe('TunnelRegistry', () => {
     clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
     directory = new InProcessTunnelDirectory();
     touched = [];
-    const lastSeen = { touch: (id: string) => touched.push(id) } as unknown as LastSeenRecorder;
+    const lastSeen = { connected: (id: string) => touched.push(id), disconnected: (id: string) => touched.push(id) } as unknown as LastSeenRecorder;
     registry = new TunnelRegistry(directory, lastSeen, clock);
     presence = new TunnelPresence(directory, clock);
   });

@@ -32,7 +32,7 @@ export class TunnelRegistry {
     this.live.set(deviceId, session);
     session.onClosed((reason) => this.closed(session, reason));
     this.report(this.directory.connected(deviceId, this.holder, this.clock.now()));
-    this.lastSeen.touch(deviceId);
+    this.lastSeen.connected(deviceId);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
     for (const listener of this.registeredListeners) {
       try {
@@ -66,6 +66,7 @@ export class TunnelRegistry {
     const session = this.live.get(deviceId);
     this.live.delete(deviceId);
     this.report(this.directory.forget(deviceId));
+    if (session) this.lastSeen.disconnected(deviceId);
     session?.close('device revoked');
   }
 
@@ -82,7 +83,7 @@ export class TunnelRegistry {
     if (this.live.get(session.deviceId) !== session) return;
     this.live.delete(session.deviceId);
     this.report(this.directory.lost(session.deviceId, this.holder, this.clock.now()));
-    this.lastSeen.touch(session.deviceId);
+    this.lastSeen.disconnected(session.deviceId);
     this.logger.log(`tunnel down: device ${session.deviceId} (${reason})`);
   }
 

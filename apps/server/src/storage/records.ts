@@ -138,6 +138,8 @@ export interface RegistrationRecord {
   sealedApiKey: string | null;
   delivered: boolean;
   decidedBy: string | null;
+  /** The display name the runtime asked for (`--name`); the device is named after its host otherwise. */
+  name?: string | null;
 }
 
 export const REGISTRATIONS = defineCollection<RegistrationRecord>({
@@ -155,6 +157,7 @@ export const REGISTRATIONS = defineCollection<RegistrationRecord>({
     sealedApiKey: 'string',
     delivered: 'boolean',
     decidedBy: 'string',
+    name: 'string',
   },
   indexes: [['deviceId'], ['ownerScope', 'status', 'sourceAddress']],
   expiresAt: 'expiresAt',
@@ -170,11 +173,14 @@ export interface AuditRecord {
   orgId: string | null;
   details: string;
   expiresAt: Date;
+  /** On `device.removed` only: whose device it was, and where its history began (its former owner still reads it). */
+  formerOwnerScope?: string | null;
+  formerHistorySince?: Date | null;
 }
 
 export const AUDIT = defineCollection<AuditRecord>({
   name: 'audit',
-  fields: { timestamp: 'date', user: 'string', action: 'string', deviceId: 'string', orgId: 'string', details: 'string', expiresAt: 'date' },
+  fields: { timestamp: 'date', user: 'string', action: 'string', deviceId: 'string', orgId: 'string', details: 'string', expiresAt: 'date', formerOwnerScope: 'string', formerHistorySince: 'date' },
   indexes: [['deviceId', 'timestamp'], ['orgId', 'timestamp']],
   expiresAt: 'expiresAt',
   conflictMessage: 'Audit entry already exists',

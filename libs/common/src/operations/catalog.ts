@@ -18,6 +18,14 @@ export const OPERATIONS = [
   defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, readOnly: true, params: {} }),
   defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, readOnly: false, params: { device: str('registration request id or device id') } }),
   defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, params: { device } }),
+  defineOperation({
+    name: 'device_rename',
+    http: route('PATCH', '/devices/{device}'),
+    summary: 'Rename a device',
+    batch: false,
+    readOnly: false,
+    params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end') },
+  }),
   defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, params: { ...BATCH_TARGET } }),
   defineOperation({
     name: 'device_audit_logs',
@@ -137,6 +145,9 @@ export const OPERATIONS = [
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
+
+/** Operations beyond the tools of the specification (tools.md): the parity test allows exactly these. */
+export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename'];
 
 /**
  * Operations that no single server route serves: file transfer, container and forwarding sessions

@@ -42,8 +42,9 @@ const deviceListItem = object(
     source_address: string,
     key_mismatch: boolean,
     registered_fingerprint: nullable(string),
+    replaces: object({ device_id: string, name: string, status: { type: 'string', enum: ['online', 'offline'] } }),
   },
-  ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint'],
+  ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint', 'replaces'],
 );
 const deviceStatus = object({ status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }) });
 const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);
@@ -110,6 +111,7 @@ export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
   devices_list: array(deviceListItem),
   devices_approve: object({ status: { type: 'string', enum: ['approved'] }, device_id: string, fingerprint: string }),
   devices_reject: status('rejected'),
+  device_rename: object({ status: { type: 'string', enum: ['renamed'] }, device_id: string, name: string }),
   device_status: batched(deviceStatus),
   device_audit_logs: batched(auditLogs),
   device_access_list: array(accessEntry),

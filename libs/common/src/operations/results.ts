@@ -23,6 +23,15 @@ export interface DeviceListItem {
   key_mismatch?: boolean;
   /** With key_mismatch: the fingerprint the device id is registered with (null if none recorded). */
   registered_fingerprint?: string | null;
+  /** The request is for a registered device: approving it replaces that device's key and cuts it off. */
+  replaces?: { device_id: string; name: string; status: DeviceConnectionStatus };
+}
+
+/** device_rename: the device and its new name. */
+export interface DeviceRenameResult {
+  status: 'renamed';
+  device_id: string;
+  name: string;
 }
 
 /** devices_list over REST with `limit` or `cursor`: one page; `next_cursor` is null on the last. */
@@ -175,6 +184,7 @@ export interface OperationResults {
   devices_list: DeviceListItem[];
   devices_approve: RegistrationApprovalResult;
   devices_reject: StatusResult<'rejected'>;
+  device_rename: DeviceRenameResult;
   device_status: Batched<DeviceStatusResult>;
   device_audit_logs: Batched<AuditLogsResult>;
   device_access_list: AccessEntry[];

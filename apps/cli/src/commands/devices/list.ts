@@ -7,7 +7,7 @@ const PAGE_SIZE = 500;
 
 export default class DevicesList extends SvcCommand<typeof DevicesList> {
   static override summary = 'List your devices and the registrations waiting for approval.';
-  static override description = 'Pending registrations show their request id and key fingerprint: compare the fingerprint with what the device printed before you approve it. Filters are applied by the server over the paged listing.';
+  static override description = 'Pending registrations show their request id and key fingerprint: compare the fingerprint with what the device printed before you approve it. A request for a registered device id is marked "replaces the key of <device>": approving it cuts off the device now using that id. Filters are applied by the server over the paged listing.';
   static override examples = ['<%= config.bin %> devices list', '<%= config.bin %> devices list --status pending', '<%= config.bin %> devices list --owner org:acme --name edge- --json'];
   static override flags = {
     status: Flags.string({ description: 'only devices in this state', options: ['online', 'offline', 'pending'] }),
@@ -33,6 +33,7 @@ export default class DevicesList extends SvcCommand<typeof DevicesList> {
           { header: 'status', get: (d) => d.status },
           { header: 'owner', get: (d) => d.owner },
           { header: 'fingerprint', get: (d) => d.fingerprint ?? '' },
+          ...(items.some((d) => d.replaces) ? [{ header: 'note', get: (d: DeviceListItem) => (d.replaces ? `replaces the key of ${d.replaces.device_id}, ${d.replaces.status}` : '') }] : []),
         ]),
       );
     return items;

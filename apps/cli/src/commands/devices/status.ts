@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { BatchItem, DeviceStatusResult } from '@svc/common';
 import { EXIT, SvcCommand } from '../../base-command';
 import { batchTarget, devicesFlag } from '../../flags';
+import { formatDuration } from '../../output/human-units';
 import { renderTable } from '../../output/table';
 
 type StatusRow = BatchItem<DeviceStatusResult>;
@@ -23,13 +24,20 @@ export default class DevicesStatus extends SvcCommand<typeof DevicesStatus> {
         { header: 'status', get: (r) => ('error' in r ? `error: ${r.error}` : r.status) },
         { header: 'health', get: (r) => ('error' in r ? '' : r.health) },
         { header: 'uptime', get: (r) => ('error' in r || r.uptime === null ? '' : formatUptime(r.uptime)) },
-        { header: 'last seen', get: (r) => ('error' in r ? '' : r.last_seen) },
+        { header: 'last seen', get: (r) => ('error' in r ? '' : lastSeen(r)) },
       ]),
     );
     const allGood = rows.every((r) => !('error' in r) && r.status === 'online' && r.health === 'healthy');
     if (!allGood) process.exitCode = EXIT.NEGATIVE;
     return answer;
   }
+}
+
+/** "now" while the tunnel is up; otherwise when the device was last heard from (its last heartbeat, within 30 s), and how long ago. */
+function lastSeen(row: DeviceStatusResult): string {
+  if (row.status === 'online') return 'now';
+  if (row.last_seen === null) return 'never';
+  return `${row.last_seen} (${formatDuration(Math.max(0, (Date.now() - Date.parse(row.last_seen)) / 1000))} ago)`;
 }
 
 function formatUptime(seconds: number): string {

@@ -37,6 +37,11 @@ export class AuditRepository {
     return entry ?? null;
   }
 
+  /** A device id's `device.removed` entries, newest first. */
+  removals(deviceId: string): Promise<AuditRecord[]> {
+    return this.audit.find({ deviceId, action: 'device.removed' }, { sort: { field: 'timestamp', direction: 'desc' } });
+  }
+
   insertReport(report: ReportRecord): Promise<void> {
     return this.reports.insert(report);
   }

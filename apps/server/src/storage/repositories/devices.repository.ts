@@ -80,6 +80,14 @@ export class DevicesRepository {
     return this.devices.insert(device);
   }
 
+  /**
+   * When devices were last heard from: bookkeeping, not a change of the devices, so no new
+   * revision (a compare-and-set writer never loses to it). One write for many devices.
+   */
+  recordLastSeen(ids: readonly string[], at: Date): Promise<number> {
+    return this.devices.updateMany({ id: { in: [...ids] } }, { lastSeen: at });
+  }
+
   /** Every write gives the device a new revision: that is what makes `updateIfUnchanged` safe against all writes. */
   update(access: DeviceAccessScope, id: string, set: Partial<Omit<DeviceRecord, 'revision'>>): Promise<boolean> {
     return this.devices.updateOne(this.scoped(access, { id }), { ...set, revision: randomUUID() });

@@ -35,9 +35,9 @@ export class RegistrationsRepository {
     return this.registrations.count({ ownerScope, status: 'pending', sourceAddress, expiresAt: { gt: now } });
   }
 
-  /** One request for a device id was approved: the other pending ones for that id lose. */
-  rejectOtherPendingForDevice(deviceId: string, approvedId: string, decidedBy: string): Promise<number> {
-    return this.registrations.updateMany({ deviceId, status: 'pending', id: { ne: approvedId } }, { status: 'rejected', decidedBy });
+  /** The live pending requests for one device id, oldest first. */
+  pendingForDevice(deviceId: string, now: Date): Promise<RegistrationRecord[]> {
+    return this.registrations.find({ deviceId, status: 'pending', expiresAt: { gt: now } }, { sort: { field: 'createdAt', direction: 'asc' } });
   }
 
   /** Conditional update: true only for the caller whose `expected` state still held. */

@@ -1,0 +1,170 @@
+/**
+ * Device names and "last seen", the way people meet them: `svc runtime run --name` names a device
+ * at registration, an owner renames it (REST, `svc devices rename`, the `device_rename` MCP
+ * extension), the rename is audited and a re-key keeps it; `svc devices status` says "now" for an
+ * online device and, once it is gone, when it was last heard from rather than when it connected.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeviceListItem, DeviceStatusResult } from '@svc/common';
+import { Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
+import { callTool, startMcp } from './fixtures/mcp-session';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
+import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@names.test';
+const VIEWER = 'vera@names.test';
+const STRANGER = 'stan@names.test';
+
+async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('device names and last seen', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let dir: string;
+  let alice: CliHome;
+  const runtimes: RuntimeProcess[] = [];
+  const as = (email: string) => server.login(email);
+  const listed = async (caller: Caller) => (await server.api.get('/devices', caller)).body as DeviceListItem[];
+  const statusOf = async (device: string) => (await server.api.get(`/devices/${device}/status`, await as(ALICE))).body as DeviceStatusResult;
+  const rename = async (device: string, body: unknown, caller?: Caller) => server.api.patch(`/devices/${encodeURIComponent(device)}`, body, caller);
+  const runtime = (name: string, ...flags: string[]) => {
+    const rt = startRuntimeProcess(['run', '--poll-interval', '100ms', ...flags], { HOME: dir, SVC_CONFIG_DIR: join(dir, name), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile });
+    runtimes.push(rt);
+    return rt;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-names-'));
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    alice = cliHome(server);
+    await svcLogin(alice, ALICE);
+  });
+  afterAll(async () => {
+    for (const rt of runtimes) rt.kill('SIGTERM');
+    await Promise.all(runtimes.map((rt) => rt.exited));
+    await server?.close();
+    await idp?.stop();
+    alice?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('svc runtime run --name', () => {
+    it('registers the device under that name, shown on the pending request and the device', async () => {
+      const rt = runtime('named', '--owner', `user:${ALICE}`, '--device-id', 'named-1', '--name', 'kitchen display');
+      const [, requestId] = await rt.waitForLine('stdout', /request (req_[A-Za-z0-9_-]+)\)/);
+      expect((await listed(await as(ALICE))).find((d) => d.request_id === requestId)).toMatchObject({ name: 'kitchen display', device_id: 'named-1' });
+      expect((await svc(alice, ['devices', 'approve', requestId])).code).toBe(0);
+      await rt.waitForLog('tunnel up');
+      expect((await listed(await as(ALICE))).find((d) => d.id === 'named-1')).toMatchObject({ name: 'kitchen display' });
+      expect((await svcJson<DeviceStatusResult>(alice, ['devices', 'status', 'kitchen display'])).status).toBe('online');
+    });
+
+    it('refuses a name with control characters or over 64 characters before asking the server', async () => {
+      for (const bad of ['bell\u0007', 'x'.repeat(65), ' padded']) {
+        const rt = runtime('bad-name', '--owner', `user:${ALICE}`, '--device-id', 'bad-name-1', '--name', bad);
+        expect((await rt.exited).code).toBe(2);
+        expect(rt.stderr.join('\n')).toMatch(/--name: a device name/);
+      }
+    });
+  });
+
+  describe('renaming', () => {
+    beforeAll(async () => {
+      await registerDevice(server, 'ren-1', `user:${ALICE}`, await as(ALICE));
+      await server.api.post('/devices/ren-1/access', { email_or_org_id: VIEWER, role: 'viewer' }, await as(ALICE));
+    });
+
+    it('REST: the owner renames; the new name is listed, resolves as a reference and is audited', async () => {
+      const res = await rename('ren-1', { name: 'Front door' }, await as(ALICE));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'renamed', device_id: 'ren-1', name: 'Front door' });
+      expect((await listed(await as(ALICE))).find((d) => d.id === 'ren-1')?.name).toBe('Front door');
+      expect((await server.api.get(`/devices/${encodeURIComponent('Front door')}/status`, await as(ALICE))).status).toBe(200);
+      const logs = (await server.api.get('/devices/ren-1/audit-logs', await as(ALICE))).body.logs as { action: string; user: string; details: string }[];
+      expect(logs).toContainEqual(expect.objectContaining({ action: 'device.renamed', user: ALICE, details: expect.stringContaining('to "Front door"') }));
+    });
+
+    it('REST: refuses a viewer (403), a stranger (404), no token (401) and bad names (400)', async () => {
+      expectError(await rename('ren-1', { name: 'mine' }, await as(VIEWER)), 403, 'FORBIDDEN', /device:manage/);
+      expectError(await rename('ren-1', { name: 'mine' }, await as(STRANGER)), 404, 'DEVICE_NOT_FOUND');
+      expect((await rename('ren-1', { name: 'mine' })).status).toBe(401);
+      for (const name of ['', '   ', 'tab\there', 'rtl\u202Eevil', 'x'.repeat(65), ' lead', 42]) {
+        expectError(await rename('ren-1', { name }, await as(ALICE)), 400, 'INVALID_INPUT');
+      }
+      expectError(await rename('ren-1', {}, await as(ALICE)), 400, 'INVALID_INPUT');
+      expect((await listed(await as(ALICE))).find((d) => d.id === 'ren-1')?.name).toBe('Front door');
+    });
+
+    it('CLI: svc devices rename, and a clear error for a bad name', async () => {
+      const done = await svc(alice, ['devices', 'rename', 'ren-1', 'porch']);
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain('Renamed ren-1 to porch.');
+      expect((await svcJson<DeviceListItem[]>(alice, ['devices', 'list'])).find((d) => d.id === 'ren-1')?.name).toBe('porch');
+      const bad = await svc(alice, ['devices', 'rename', 'porch', 'x'.repeat(65)]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^Error: .*at most 64 characters/m);
+    });
+
+    it('MCP: the device_rename extension renames', async () => {
+      const mcp = await startMcp(alice.env);
+      try {
+        expect(await callTool(mcp, 'device_rename', { device: 'porch', name: 'garden gate' })).toEqual({ status: 'renamed', device_id: 'ren-1', name: 'garden gate' });
+      } finally {
+        await mcp.close();
+      }
+    });
+
+    it('a re-key keeps the name', async () => {
+      const request = await submitRegistration(server, 'ren-1', `user:${ALICE}`);
+      expect((await server.api.post('/devices/approve', { request_id: request.requestId }, await as(ALICE))).status).toBe(200);
+      expect((await pollRegistration(server, request.requestId)).body.status).toBe('approved');
+      expect((await listed(await as(ALICE))).find((d) => d.id === 'ren-1')?.name).toBe('garden gate');
+    });
+  });
+
+  describe('last seen', () => {
+    it('is "now" while online, and the last heartbeat, not the connect time, once gone', async () => {
+      const apiKey = await registerDevice(server, 'seen-1', `user:${ALICE}`, await as(ALICE));
+      const rt = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'seen-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
+      runtimes.push(rt);
+      await rt.waitForLog('tunnel up');
+      const connectedAt = await until<string>(async () => (await svcJson<DeviceStatusResult>(alice, ['devices', 'status', 'seen-1'])).last_seen ?? undefined, 'the connect time recorded');
+
+      const table = await svc(alice, ['devices', 'status', 'seen-1']);
+      expect(table.stdout.split('\n')[1]).toMatch(/^seen-1\s+online\s+healthy\s+\S+.*\s+now$/);
+
+      // Ten minutes of (server) time pass while the tunnel stays up: last_seen follows.
+      server.clock.advance(10 * 60_000);
+      const later = await until<string>(async () => {
+        const seen = (await statusOf('seen-1')).last_seen;
+        return seen && Date.parse(seen) > Date.parse(connectedAt) ? seen : undefined;
+      }, 'last_seen to move past the connect time while online');
+      expect(Date.parse(later) - Date.parse(connectedAt)).toBeGreaterThanOrEqual(10 * 60_000);
+
+      rt.kill('SIGTERM');
+      await rt.exited;
+      const gone = await until(async () => {
+        const status = await statusOf('seen-1');
+        return status.status === 'offline' ? status : undefined;
+      }, 'seen-1 offline');
+      expect(Date.parse(gone.last_seen!)).toBeGreaterThanOrEqual(Date.parse(later));
+      const offline = await svc(alice, ['devices', 'status', 'seen-1']);
+      expect(offline.stdout).toContain(gone.last_seen!);
+      expect(offline.stdout).not.toMatch(/\snow$/m);
+    }, 180_000);
+  });
+});

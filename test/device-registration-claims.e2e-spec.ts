@@ -1,0 +1,232 @@
+/**
+ * Who may take a device id, and what approving or removing costs, seen the way people use svc:
+ * a stranger cannot squat an id an owner's device asked for first (REST, two users, and the
+ * CLI), approving a request that replaces a running device's key is marked and confirmed (table,
+ * terminal prompt, --yes, MCP refusal), and removing an approved device is confirmed too, with its
+ * audit log still readable by its former owner afterwards.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn as spawnPty } from '@lydell/node-pty';
+import { DeviceListItem } from '@svc/common';
+import { Caller } from './fixtures/api-client';
+import { expectError } from './fixtures/expect-error';
+import { callTool, callToolError, startMcp } from './fixtures/mcp-session';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, cliHome, svc, SVC_BIN, svcJson, svcLogin } from './fixtures/svc-cli';
+import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@claims.test';
+const MALLORY = 'mallory@claims.test';
+
+/** `svc <args>` in a pseudo-terminal, typing `answer` once it asks; everything it showed and its exit code. */
+function inTerminal(home: CliHome, args: string[], answer: string): Promise<{ code: number; output: string }> {
+  const pty = spawnPty(process.execPath, [SVC_BIN, ...args], { name: 'xterm', cols: 200, rows: 30, cwd: home.dir, env: home.env });
+  let output = '';
+  let answered = false;
+  pty.onData((data) => {
+    output += data;
+    if (!answered && output.includes('[y/N]')) {
+      answered = true;
+      pty.write(`${answer}\r`);
+    }
+  });
+  return new Promise((resolve) => pty.onExit(({ exitCode }) => resolve({ code: exitCode, output })));
+}
+
+async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('device id claims, key replacement and removal', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let dir: string;
+  let alice: CliHome;
+  let mallory: CliHome;
+  const runtimes: RuntimeProcess[] = [];
+  const as = (email: string) => server.login(email);
+  const pending = async (caller: Caller, deviceId: string) =>
+    ((await server.api.get('/devices', caller)).body as DeviceListItem[]).filter((d) => d.status === 'pending' && d.device_id === deviceId);
+  const approve = (requestId: string, caller: Caller) => server.api.post('/devices/approve', { request_id: requestId }, caller);
+  const statusOf = async (deviceId: string) => (await server.api.get(`/devices/${deviceId}/status`, await as(ALICE))).body;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-claims-'));
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    alice = cliHome(server);
+    mallory = cliHome(server);
+    await svcLogin(alice, ALICE);
+    await svcLogin(mallory, MALLORY);
+  });
+  afterAll(async () => {
+    for (const runtime of runtimes) runtime.kill('SIGTERM');
+    await Promise.all(runtimes.map((runtime) => runtime.exited));
+    await server?.close();
+    await idp?.stop();
+    alice?.remove();
+    mallory?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('device-id squatting', () => {
+    it('REST: a stranger cannot approve an id an owner asked for first, and does not reject the owner\'s request', async () => {
+      const genuine = await submitRegistration(server, 'claim-rest', `user:${ALICE}`);
+      server.clock.advance(1000);
+      const squat = await submitRegistration(server, 'claim-rest', `user:${MALLORY}`);
+
+      expectError(await approve(squat.requestId, await as(MALLORY)), 409, 'CONFLICT', /requested earlier for another owner/);
+      expect((await pending(await as(ALICE), 'claim-rest')).map((d) => d.request_id)).toEqual([genuine.requestId]);
+      expect((await pollRegistration(server, genuine.requestId)).body).toEqual({ status: 'pending' });
+
+      expect((await approve(genuine.requestId, await as(ALICE))).status).toBe(200);
+      expect((await pollRegistration(server, genuine.requestId)).body).toMatchObject({ status: 'approved', device_id: 'claim-rest' });
+      // Approving Alice's request decided only Alice's: Mallory's still waits, and finds the id taken.
+      expect((await pollRegistration(server, squat.requestId)).body).toEqual({ status: 'pending' });
+      expectError(await approve(squat.requestId, await as(MALLORY)), 409, 'CONFLICT', /already registered/);
+      expect((await server.api.get('/devices/claim-rest/status', await as(ALICE))).status).toBe(200);
+    });
+
+    it('REST: approving one request rejects the same owner\'s other requests for that id, never another owner\'s', async () => {
+      const first = await submitRegistration(server, 'claim-same', `user:${ALICE}`);
+      const second = await submitRegistration(server, 'claim-same', `user:${ALICE}`);
+      server.clock.advance(1000);
+      const later = await submitRegistration(server, 'claim-same', `user:${MALLORY}`);
+      expect((await approve(second.requestId, await as(ALICE))).status).toBe(200);
+      expect((await pollRegistration(server, first.requestId)).body).toEqual({ status: 'rejected' });
+      expect((await pollRegistration(server, later.requestId)).body).toEqual({ status: 'pending' });
+    });
+
+    it('CLI: the squatter is told why, and the owner still sees and approves the genuine request', async () => {
+      const genuine = await submitRegistration(server, 'claim-cli', `user:${ALICE}`);
+      server.clock.advance(1000);
+      const squat = await submitRegistration(server, 'claim-cli', `user:${MALLORY}`);
+
+      const refused = await svc(mallory, ['devices', 'approve', squat.requestId]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^Error: Device id claim-cli was requested earlier for another owner/m);
+
+      const listed = await svcJson<DeviceListItem[]>(alice, ['devices', 'list', '--status', 'pending']);
+      expect(listed.filter((d) => d.device_id === 'claim-cli').map((d) => d.request_id)).toEqual([genuine.requestId]);
+      const approved = await svc(alice, ['devices', 'approve', genuine.requestId]);
+      expect(approved.code).toBe(0);
+      expect(approved.stdout).toContain('Approved claim-cli.');
+    });
+  });
+
+  describe('a request that replaces a running device\'s key', () => {
+    let requestId: string;
+
+    beforeAll(async () => {
+      const apiKey = await registerDevice(server, 'rekey-1', `user:${ALICE}`, await as(ALICE));
+      const runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'rekey-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
+      runtimes.push(runtime);
+      await runtime.waitForLog('tunnel up');
+      await until(async () => (await statusOf('rekey-1')).status === 'online', 'rekey-1 online');
+      // A second runtime asks for the same id, with another key, for the same owner.
+      ({ requestId } = await submitRegistration(server, 'rekey-1', `user:${ALICE}`, { hostname: 'other-host' }));
+    });
+
+    it('is marked in the devices list table', async () => {
+      const { code, stdout } = await svc(alice, ['devices', 'list']);
+      expect(code).toBe(0);
+      const row = stdout.split('\n').find((line) => line.startsWith(requestId));
+      expect(row).toMatch(/pending .* replaces the key of rekey-1, online$/);
+    });
+
+    it('is refused without a terminal and without --yes, and nothing changes', async () => {
+      const { code, stderr } = await svc(alice, ['devices', 'approve', requestId]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/^Error: Approving req_\w+ replaces the key of rekey-1, online: .*Pass --yes to confirm/m);
+      expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'pending' });
+      expect((await statusOf('rekey-1')).status).toBe('online');
+    });
+
+    it('is asked about on a terminal; "no" changes nothing', async () => {
+      const { code, output } = await inTerminal(alice, ['devices', 'approve', requestId], 'n');
+      expect(output).toMatch(/replaces the key of rekey-1, online/);
+      expect(output).toContain('Not approved: nothing changed.');
+      expect(code).toBe(1);
+      expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'pending' });
+    });
+
+    it('is refused by the MCP tool, which names the command a person runs', async () => {
+      const mcp = await startMcp(alice.env);
+      try {
+        const tools = (await mcp.client.listTools()).tools;
+        expect(tools.find((tool) => tool.name === 'devices_approve')?.description).toMatch(/replace that device's key.*svc devices approve <request_id> --yes/);
+        const error = await callToolError(mcp, 'devices_approve', { device: requestId });
+        expect(error).toMatch(/replaces the key of rekey-1, online/);
+        expect(error).toContain(`svc devices approve ${requestId} --yes`);
+        expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'pending' });
+        // A request for a new id is approved by the tool as before.
+        const fresh = await submitRegistration(server, 'rekey-mcp-new', `user:${ALICE}`);
+        expect(await callTool(mcp, 'devices_approve', { device: fresh.requestId })).toMatchObject({ status: 'approved', device_id: 'rekey-mcp-new' });
+      } finally {
+        await mcp.close();
+      }
+    });
+
+    it('is approved with --yes: the running device is cut off', async () => {
+      const { code, stdout } = await svc(alice, ['devices', 'approve', requestId, '--yes']);
+      expect(code).toBe(0);
+      expect(stdout).toContain('Approved rekey-1.');
+      await until(async () => (await statusOf('rekey-1')).status === 'offline', 'the old runtime cut off');
+    });
+  });
+
+  describe('removing an approved device', () => {
+    beforeAll(async () => {
+      await registerDevice(server, 'gone-1', `user:${ALICE}`, await as(ALICE));
+    });
+
+    it('is refused without a terminal and without --yes; a pending request is rejected without asking', async () => {
+      const { code, stderr } = await svc(alice, ['devices', 'reject', 'gone-1']);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/^Error: Removing device gone-1 \(offline\) revokes its key .*Pass --yes to confirm/m);
+      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(200);
+
+      const request = await submitRegistration(server, 'gone-pending', `user:${ALICE}`);
+      const rejected = await svc(alice, ['devices', 'reject', request.requestId]);
+      expect(rejected.code).toBe(0);
+      expect((await pollRegistration(server, request.requestId)).body).toEqual({ status: 'rejected' });
+    });
+
+    it('is asked about on a terminal; "no" keeps the device', async () => {
+      const { code, output } = await inTerminal(alice, ['devices', 'reject', 'gone-1'], 'n');
+      expect(output).toMatch(/Removing device gone-1 \(offline\)/);
+      expect(output).toContain('Not removed: nothing changed.');
+      expect(code).toBe(1);
+      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(200);
+    });
+
+    it('"yes" on the terminal removes it; its former owner still reads its audit log, nobody else does', async () => {
+      const { code } = await inTerminal(alice, ['devices', 'reject', 'gone-1'], 'y');
+      expect(code).toBe(0);
+      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(404);
+
+      const logs = await svcJson<{ logs: { action: string }[] }>(alice, ['devices', 'logs', 'gone-1']);
+      expect(logs.logs.map((entry) => entry.action)).toEqual(expect.arrayContaining(['device.registration_requested', 'device.approved', 'device.removed']));
+      expectError(await server.api.get('/devices/gone-1/audit-logs', await as(MALLORY)), 404, 'DEVICE_NOT_FOUND');
+
+      // The id registered again by someone else: their history starts fresh, Alice's stays hers.
+      server.clock.advance(1000);
+      await registerDevice(server, 'gone-1', `user:${MALLORY}`, await as(MALLORY));
+      await server.api.post('/devices/reject', { device: 'gone-1' }, await as(MALLORY));
+      const again = (await server.api.get('/devices/gone-1/audit-logs', await as(ALICE))).body as { logs: { action: string; user: string }[] };
+      expect(again.logs.length).toBeGreaterThan(0);
+      expect(again.logs.every((entry) => !entry.user.includes('mallory'))).toBe(true);
+      const theirs = (await server.api.get('/devices/gone-1/audit-logs', await as(MALLORY))).body as { logs: { user: string }[] };
+      expect(theirs.logs.every((entry) => !entry.user.includes('alice'))).toBe(true);
+    });
+  });
+});
