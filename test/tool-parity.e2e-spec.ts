@@ -107,7 +107,7 @@ describe('svc mcp ↔ tools.md (the built binary over stdio)', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(OFFERED);
     const rename = tools.find((tool) => tool.name === 'device_rename')!;
     expect(Object.keys(rename.inputSchema.properties ?? {}).sort()).toEqual(['device', 'name']);
-    expect(rename.description).toMatch(/^Rename a device\. An extension beyond the specification's tools\./);
+    expect(rename.description).toMatch(/^Rename a device\. Returns .*Extension beyond the spec\./);
     for (const spec of SPEC) {
       const tool = tools.find((t) => t.name === spec.name)!;
       const properties = Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => [name, withoutDescription(schema)]));
