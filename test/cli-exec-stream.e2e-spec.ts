@@ -1,0 +1,142 @@
+/**
+ * `svc exec` behaves like `ssh host cmd`, end to end (the real binary, server and runtime):
+ * output streams as produced with stderr apart, stdin goes up with its end, binary data and any
+ * size pass byte for byte, and --json has no size limit. Batches stream pdsh-style prefixed
+ * lines, and a timed-out batch item carries `error`.
+ */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, cliHome, collect, spawnSvc, svc, svcLogin } from './fixtures/svc-cli';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@cli-exec-stream.test';
+/** Resolves once `text` has appeared on `stream` (read alongside the test's own collector). */
+function seen(stream: Readable, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    let got = '';
+    const onData = (chunk: Buffer | string) => {
+      got += chunk.toString();
+      if (!got.includes(text)) return;
+      stream.off('data', onData);
+      resolve();
+    };
+    stream.on('data', onData);
+  });
+}
+
+describe('svc exec streams like ssh (real binary, real runtime)', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let runtime: RuntimeProcess;
+  let dir: string;
+  let alice: CliHome;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-cli-exec-stream-'));
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    const caller = await server.login(ALICE);
+    const apiKey = await registerDevice(server, 'ex-1', `user:${ALICE}`, caller);
+    await registerDevice(server, 'ex-off', `user:${ALICE}`, caller);
+    runtime = startRuntimeProcess(['run'], {
+      HOME: dir,
+      SVC_CONFIG_DIR: join(dir, 'svc'),
+      SVC_SERVER_URL: server.url,
+      SVC_CA_FILE: server.tunnel!.caFile,
+      SVC_API_KEY: apiKey,
+    });
+    await runtime.waitForLog('tunnel up');
+    alice = cliHome(server);
+    await svcLogin(alice, ALICE);
+  });
+  afterAll(async () => {
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    await server?.close();
+    await idp?.stop();
+    alice?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('one device', () => {
+    it('prints stdout and stderr raw, each on its own stream, and exits with the remote code', async () => {
+      const result = await svc(alice, ['exec', 'ex-1', '--', 'sh', '-c', 'printf "one\\033[31m\\n"; echo two >&2; exit 7']);
+      expect(result).toMatchObject({ code: 7, stdout: 'one\x1b[31m\n', stderr: 'two\n' });
+    });
+
+    it('prints output as the command produces it, not when it ends', async () => {
+      const gate = join(dir, 'streaming-gate');
+      const child = spawnSvc(alice, ['exec', 'ex-1', '--', 'sh', '-c', `echo first; echo early >&2; while [ ! -e ${gate} ]; do sleep 0.1; done; echo second`]);
+      const done = collect(child, ['exec']);
+      await Promise.all([seen(child.stdout!, 'first\n'), seen(child.stderr!, 'early\n')]);
+      writeFileSync(gate, '');
+      expect(await done).toMatchObject({ code: 0, stdout: 'first\nsecond\n', stderr: 'early\n' });
+    });
+
+    it('sends stdin to the command and delivers its end', async () => {
+      expect(await svc(alice, ['exec', 'ex-1', '--', 'cat'], { input: 'x\n' })).toMatchObject({ code: 0, stdout: 'x\n', stderr: '' });
+      expect(await svc(alice, ['exec', 'ex-1', '--', 'wc', '-c'], { input: '' })).toMatchObject({ code: 0, stdout: '0\n' });
+    });
+
+    it('round-trips 20 MiB of binary stdin through cat byte for byte (no 16 MiB cut)', async () => {
+      const payload = randomBytes(20 * 1024 * 1024);
+      const child = spawnSvc(alice, ['exec', 'ex-1', '--', 'cat']);
+      const chunks: Buffer[] = [];
+      child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
+      child.stdin!.end(payload);
+      const [code] = (await once(child, 'close')) as [number];
+      expect(code).toBe(0);
+      const received = Buffer.concat(chunks);
+      expect(received.length).toBe(payload.length);
+      expect(received.equals(payload)).toBe(true);
+    }, 120_000);
+
+    it('prints --json of any size (17 MB of output)', async () => {
+      const result = await svc(alice, ['exec', 'ex-1', '--json', '--', 'sh', '-c', 'yes 0123456789abcdef | head -c 17000000'], { timeoutMs: 120_000 });
+      expect(result.code).toBe(0);
+      const answer = JSON.parse(result.stdout) as { output: string; exit_code: number; timed_out: boolean };
+      expect(answer).toMatchObject({ exit_code: 0, timed_out: false });
+      expect(answer.output.length).toBe(17_000_000);
+      expect(answer.output.startsWith('0123456789abcdef\n0123456789abcdef\n')).toBe(true);
+    }, 120_000);
+
+  });
+
+  describe('a batch', () => {
+    it('prefixes every line per device, stderr lines on stderr, and exits with the worst code', async () => {
+      const result = await svc(alice, ['exec', '--devices', 'ex-1,ex-off', '--', 'sh', '-c', 'echo a; echo c >&2; printf b; exit 3']);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toBe('ex-1: a\nex-1: b\n');
+      expect(result.stderr).toMatch(/^ex-off: error: .*offline/im);
+      expect(result.stderr).toMatch(/^ex-1: c$/m);
+      expect(result.stderr).toContain('ex-1: exit code 3');
+    });
+
+    it('streams batch lines as each device produces them', async () => {
+      const gate = join(dir, 'batch-gate');
+      const child = spawnSvc(alice, ['exec', '--devices', 'ex-1', '--', 'sh', '-c', `echo first; while [ ! -e ${gate} ]; do sleep 0.1; done; echo second`]);
+      const done = collect(child, ['exec']);
+      await seen(child.stdout!, 'ex-1: first\n');
+      writeFileSync(gate, '');
+      expect(await done).toMatchObject({ code: 0, stdout: 'ex-1: first\nex-1: second\n' });
+    });
+
+    it('gives a timed-out batch item an error besides its partial output (REST and --json)', async () => {
+      const command = ['sh', '-c', 'echo partial; sleep 30'];
+      const rest = await server.api.post('/api/exec', { devices: ['ex-1'], command, timeout_secs: 1 }, await server.login(ALICE));
+      expect(rest.status).toBe(200);
+      const expected = { device: 'ex-1', output: 'partial\n', exit_code: expect.any(Number), timed_out: true, error: 'timed out after 1 s' };
+      expect(rest.body.results).toEqual([expected]);
+      const cli = await svc(alice, ['exec', '--devices', 'ex-1', '--json', '--timeout', '1', '--', ...command]);
+      expect(JSON.parse(cli.stdout).results).toEqual([expected]);
+      expect(cli.code).toBe(rest.body.results[0].exit_code);
+    });
+
+  });
+});
