@@ -2,11 +2,14 @@
  * `svc exec` behaves like `ssh host cmd`, end to end (the real binary, server and runtime):
  * output streams as produced with stderr apart, stdin goes up with its end, binary data and any
  * size pass byte for byte, and --json has no size limit. Batches stream pdsh-style prefixed
- * lines, and a timed-out batch item carries `error`.
+ * lines, and a timed-out batch item carries `error`. `svc docker` runs the local docker CLI on
+ * the user's own stdio (a stand-in `docker` on PATH here; the engine socket is a listening stub:
+ * test/docker.e2e-spec.ts has the real engine).
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -36,15 +39,18 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
   let runtime: RuntimeProcess;
   let dir: string;
   let alice: CliHome;
+  let engine: Server;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-cli-exec-stream-'));
+    engine = createServer((socket) => socket.on('error', () => undefined).end());
+    await new Promise<void>((resolve) => engine.listen(join(dir, 'engine.sock'), resolve));
     idp = await startIdentityProvider();
     server = await startTestServer(idp, { UNIFIED_PORT: '0' });
     const caller = await server.login(ALICE);
     const apiKey = await registerDevice(server, 'ex-1', `user:${ALICE}`, caller);
     await registerDevice(server, 'ex-off', `user:${ALICE}`, caller);
-    runtime = startRuntimeProcess(['run'], {
+    runtime = startRuntimeProcess(['run', '--docker-socket', join(dir, 'engine.sock')], {
       HOME: dir,
       SVC_CONFIG_DIR: join(dir, 'svc'),
       SVC_SERVER_URL: server.url,
@@ -60,6 +66,7 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
     await runtime?.exited;
     await server?.close();
     await idp?.stop();
+    engine?.close();
     alice?.remove();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -138,5 +145,37 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
       expect(cli.code).toBe(rest.body.results[0].exit_code);
     });
 
+  });
+
+  describe('svc docker', () => {
+    /** A `docker` on PATH running `script` (sh), so the local side is what is tested. */
+    function withDocker(script: string): Record<string, string> {
+      const bin = mkdtempSync(join(dir, 'bin-'));
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'docker'), `#!/bin/sh\n${script}\n`);
+      chmodSync(join(bin, 'docker'), 0o755);
+      return { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+    }
+
+    it('runs docker on the terminal: output as produced, stderr apart, stdin read, exit code passed', async () => {
+      const gate = join(dir, 'docker-gate');
+      const env = withDocker(`echo first; echo "host $DOCKER_HOST" >&2; while [ ! -e ${gate} ]; do sleep 0.1; done; cat; exit 5`);
+      const child = spawnSvc(alice, ['docker', 'ex-1', '--', 'run', '-i', 'alpine', 'cat'], { env });
+      const done = collect(child, ['docker'], { input: 'typed\n' });
+      await Promise.all([seen(child.stdout!, 'first\n'), seen(child.stderr!, 'host unix://')]);
+      writeFileSync(gate, '');
+      const result = await done;
+      expect(result).toMatchObject({ code: 5, stdout: 'first\ntyped\n' });
+      expect(result.stderr).toMatch(/^host unix:\/\/.*docker\.sock\n$/);
+    });
+
+    it('prints --json of any size (17 MB)', async () => {
+      const env = withDocker('yes 0123456789abcdef | head -c 17000000; echo warn >&2');
+      const result = await svc(alice, ['docker', 'ex-1', '--json', '--', 'logs', 'web'], { env, timeoutMs: 120_000 });
+      expect(result.code).toBe(0);
+      const answer = JSON.parse(result.stdout) as { stdout: string; stderr: string; exit_code: number; timed_out: boolean };
+      expect(answer).toMatchObject({ stderr: 'warn\n', exit_code: 0, timed_out: false });
+      expect(answer.stdout.length).toBe(17_000_000);
+    }, 120_000);
   });
 });

@@ -24,6 +24,15 @@ export interface DockerExecOptions {
   dockerBinary?: string;
   /** Environment of the CLI (default: this process's); DOCKER_HOST is set, contexts removed. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * `capture` (default, the MCP tool): stdout and stderr collected, each cut at MAX_OUTPUT_BYTES.
+   * `inherit` (`svc docker`): the CLI runs on this process's own stdin, stdout and stderr, so its
+   * output streams as produced and `docker run -i` reads the user's input; the result's stdout
+   * and stderr are then empty.
+   */
+  io?: 'capture' | 'inherit';
+  /** Per stream when captured (default 16 MiB, what an agent can use); `svc docker --json` keeps everything. */
+  maxOutputBytes?: number;
 }
 
 /** docker_exec's result; a non-zero exit is data. `timed_out`: killed after `timeout_secs`. */
@@ -52,10 +61,15 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
     const socket = await forwarder.listen();
     const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), DOCKER_HOST: `unix://${socket}` };
     for (const name of CONFLICTING_ENV) delete env[name];
-    const result = await runCli(options.dockerBinary ?? 'docker', args, env, timeoutSecs * 1000);
+    const inherit = options.io === 'inherit';
+    const result = await runCli(options.dockerBinary ?? 'docker', args, env, timeoutSecs * 1000, inherit ? undefined : (options.maxOutputBytes ?? MAX_OUTPUT_BYTES));
     // The CLI only says it could not connect; the device stream's refusal says why.
-    if (errors.length > 0 && result.exit_code !== 0) result.stderr += `svc: ${errors[0].message}\n`;
-    if (result.timed_out) result.stderr += `svc: docker did not finish within ${timeoutSecs} s and was killed\n`;
+    const notes = [
+      ...(errors.length > 0 && result.exit_code !== 0 ? [`svc: ${errors[0].message}\n`] : []),
+      ...(result.timed_out ? [`svc: docker did not finish within ${timeoutSecs} s and was killed\n`] : []),
+    ];
+    if (inherit) for (const note of notes) process.stderr.write(note);
+    else result.stderr += notes.join('');
     return result;
   } finally {
     await forwarder.close();
@@ -63,11 +77,13 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
   }
 }
 
-function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DockerExecResult> {
+/** Runs the docker CLI; `captureBytes` undefined: on this process's own stdio, else collected up to that many bytes per stream. */
+function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, captureBytes: number | undefined): Promise<DockerExecResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout = capture(child.stdout);
-    const stderr = capture(child.stderr);
+    const inherit = captureBytes === undefined;
+    const child = spawn(binary, args, { env, stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const stdout = inherit ? () => '' : capture(child.stdout!, captureBytes);
+    const stderr = inherit ? () => '' : capture(child.stderr!, captureBytes);
     let timedOut = false;
     let killer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
@@ -90,13 +106,13 @@ function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutM
   });
 }
 
-/** Collects a stream as UTF-8, keeping the first MAX_OUTPUT_BYTES and counting the rest. */
-function capture(stream: NodeJS.ReadableStream): () => string {
+/** Collects a stream as UTF-8, keeping the first `maxBytes` and counting the rest. */
+function capture(stream: NodeJS.ReadableStream, maxBytes: number): () => string {
   const chunks: Buffer[] = [];
   let kept = 0;
   let dropped = 0;
   stream.on('data', (chunk: Buffer) => {
-    const take = Math.min(chunk.length, MAX_OUTPUT_BYTES - kept);
+    const take = Math.min(chunk.length, maxBytes - kept);
     if (take > 0) chunks.push(chunk.subarray(0, take));
     kept += take;
     dropped += chunk.length - take;
