@@ -19,6 +19,7 @@ import { CliHome, cliHome, collect, spawnSvc, svc, svcLogin } from './fixtures/s
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-exec-stream.test';
+const BOB = 'bob@cli-exec-stream.test';
 /** Resolves once `text` has appeared on `stream` (read alongside the test's own collector). */
 function seen(stream: Readable, text: string): Promise<void> {
   return new Promise((resolve) => {
@@ -39,6 +40,8 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
   let runtime: RuntimeProcess;
   let dir: string;
   let alice: CliHome;
+  let bob: CliHome;
+  let mallory: CliHome;
   let engine: Server;
 
   beforeAll(async () => {
@@ -50,6 +53,7 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
     const caller = await server.login(ALICE);
     const apiKey = await registerDevice(server, 'ex-1', `user:${ALICE}`, caller);
     await registerDevice(server, 'ex-off', `user:${ALICE}`, caller);
+    await server.api.post('/devices/ex-1/access', { email_or_org_id: BOB, role: 'viewer' }, caller);
     runtime = startRuntimeProcess(['run', '--docker-socket', join(dir, 'engine.sock')], {
       HOME: dir,
       SVC_CONFIG_DIR: join(dir, 'svc'),
@@ -59,7 +63,11 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
     });
     await runtime.waitForLog('tunnel up');
     alice = cliHome(server);
+    bob = cliHome(server);
+    mallory = cliHome(server);
     await svcLogin(alice, ALICE);
+    await svcLogin(bob, BOB);
+    await svcLogin(mallory, 'mallory@cli-exec-stream.test');
   });
   afterAll(async () => {
     runtime?.kill('SIGTERM');
@@ -68,6 +76,8 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
     await idp?.stop();
     engine?.close();
     alice?.remove();
+    bob?.remove();
+    mallory?.remove();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -113,6 +123,43 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
       expect(answer.output.startsWith('0123456789abcdef\n0123456789abcdef\n')).toBe(true);
     }, 120_000);
 
+  });
+
+  describe('the exec stream', () => {
+    it('is audited as device.exec with the argv, never stdin', async () => {
+      expect(await svc(alice, ['exec', 'ex-1', '--', 'cat'], { input: 'secret-input\n' })).toMatchObject({ code: 0 });
+      const res = await server.api.get('/devices/ex-1/audit-logs?max=1000', await server.login(ALICE));
+      const entries = (res.body.logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.exec');
+      expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ user: ALICE, details: 'exec: cat' })]));
+      expect(JSON.stringify(res.body)).not.toContain('secret-input');
+    });
+
+    it('refuses a viewer (403) and a stranger (not found), with one line and no output', async () => {
+      const viewer = await svc(bob, ['exec', 'ex-1', '--', 'id']);
+      expect(viewer).toMatchObject({ stdout: '' });
+      expect(viewer.code).not.toBe(0);
+      expect(viewer.stderr.trim().split('\n')).toHaveLength(1);
+      expect(viewer.stderr).toMatch(/^Error: .*(denied|forbidden|permission|not allowed)/i);
+      const stranger = await svc(mallory, ['exec', 'ex-1', '--', 'id']);
+      expect(stranger).toMatchObject({ code: 2, stdout: '' });
+      expect(stranger.stderr).toMatch(/^Error: .*not found/i);
+    });
+
+    it('refuses arguments the runtime would refuse (400) before reaching the device', async () => {
+      const result = await svc(alice, ['exec', 'ex-off', '--timeout', '100000', '--', 'true']);
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toMatch(/^Error: timeout_secs must be/);
+    });
+
+    it('stops the remote command and exits when its own stdout is closed', async () => {
+      // Without stopping, this would run for 10 minutes, far past the test's own timeout.
+      const child = spawnSvc(alice, ['exec', 'ex-1', '--timeout', '600', '--', 'yes']);
+      child.stderr!.resume();
+      await new Promise((resolve) => child.stdout!.once('data', resolve));
+      child.stdout!.destroy();
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(code).toBe(141);
+    });
   });
 
   describe('a batch', () => {

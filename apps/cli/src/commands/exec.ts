@@ -8,6 +8,10 @@ import { ExecJsonOutput, killedNote, printBatch, printBatchJson, rawOutput } fro
 import { execBatchLines } from '../sdk/exec-batch';
 import { execStream } from '../sdk/exec-stream';
 
+const OUTPUT_CLOSED = new Error('output closed');
+/** 128 + SIGPIPE, what a shell reports for a writer whose reader left. */
+const SIGPIPE_EXIT = 141;
+
 export default class Exec extends SvcCommand<typeof Exec> {
   static override summary = 'Run a command on a device, or on several at once.';
   static override description = `Everything after "--" is the command and its arguments, run without a shell (use sh -c '…' for one).
@@ -44,16 +48,25 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
     const timeout = this.flags.timeout;
     const stdin = this.flags.interactive || !process.stdin.isTTY ? process.stdin : undefined;
     const json = this.jsonEnabled() ? new ExecJsonOutput() : undefined;
+    // A reader that went away (`svc exec d -- yes | head -1`) ends the command, as ssh's SIGPIPE does.
+    const outputClosed = new AbortController();
+    const onOutputError = () => outputClosed.abort(OUTPUT_CLOSED);
+    process.stdout.once('error', onOutputError);
+    process.stderr.once('error', onOutputError);
     try {
-      const exit = await execStream(await this.client.streams(), device, { command, timeout_secs: timeout, stdin, onOutput: json?.onOutput ?? rawOutput });
+      const exit = await execStream(await this.client.streams(), device, { command, timeout_secs: timeout, stdin, onOutput: json?.onOutput ?? rawOutput, signal: outputClosed.signal });
       if (json) await json.end(exit);
       else if (exit.timed_out) this.note(killedNote(timeout));
       return exit.exit_code;
     } catch (error) {
+      if (error === OUTPUT_CLOSED) return SIGPIPE_EXIT;
       // Under --json, output already printed is closed into one document with the error.
       if (!json?.started || !(error instanceof DomainError)) throw error;
       await json.fail(error);
       return exitCodeFor(error);
+    } finally {
+      process.stdout.off('error', onOutputError);
+      process.stderr.off('error', onOutputError);
     }
   }
 

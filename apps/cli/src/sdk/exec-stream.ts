@@ -26,6 +26,8 @@ export interface ExecStreamOptions {
   stdin?: Readable;
   /** The command's output as produced; a returned promise holds the stream (and the command) until it settles. */
   onOutput(stream: OutputStreamName, data: Buffer): void | Promise<void>;
+  /** Cancels the run (the device kills the command); the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** How the command ended; a command killed by a signal reports 128 + its number, as shells do. */
@@ -45,12 +47,17 @@ export async function execStream(streams: DeviceStreams, device: string, options
   const stream = await streams.openExecStream(device, { command: options.command, timeout_secs: options.timeout_secs, stdin: options.stdin !== undefined });
   stream.on('error', () => undefined); // a broken stream is reported by the frame loop
   const stopStdin = options.stdin ? sendStdin(stream, options.stdin) : (stream.end(), () => undefined);
+  const cancel = () => resetStream(stream);
+  if (options.signal?.aborted) cancel();
+  options.signal?.addEventListener('abort', cancel, { once: true });
   try {
     return await receive(stream, options.onOutput);
   } catch (error) {
     resetStream(stream);
+    if (options.signal?.aborted) throw options.signal.reason;
     throw error;
   } finally {
+    options.signal?.removeEventListener('abort', cancel);
     stopStdin();
   }
 }
