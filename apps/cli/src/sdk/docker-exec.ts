@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ClientHttp2Stream } from 'node:http2';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ const DEFAULT_TIMEOUT_SECS = 60;
 const MAX_TIMEOUT_SECS = 24 * 60 * 60;
 /** Per stream; `docker save` or `docker logs` can print without end. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** How long the probe stream may take to close by itself before it is reset. */
+const PROBE_CLOSE_MS = 5_000;
 /** After SIGTERM on timeout, the CLI gets this long before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
 /** Variables that would point the CLI elsewhere than DOCKER_HOST. */
@@ -52,7 +55,7 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
     throw new InvalidInputError(`timeout_secs must be a number of seconds from above 0 to ${MAX_TIMEOUT_SECS}`);
   }
   // One stream first: a refusal is the caller's answer, not a "cannot connect" from the CLI.
-  resetStream(await streams.openDocker(device));
+  closeProbe(await streams.openDocker(device));
 
   const dir = mkdtempSync(join(tmpdir(), 'svc-docker-'));
   const errors: Error[] = [];
@@ -75,6 +78,18 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
     await forwarder.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Closes the probe stream by ending it (the engine sees a connection that sent nothing and closes
+ * it), so that the device's tunnel receives no reset; only an engine that keeps it open is reset.
+ */
+function closeProbe(probe: ClientHttp2Stream): void {
+  probe.on('error', () => undefined);
+  probe.resume();
+  probe.end();
+  const timer = setTimeout(() => resetStream(probe), PROBE_CLOSE_MS);
+  probe.once('close', () => clearTimeout(timer));
 }
 
 /** Runs the docker CLI; `captureBytes` undefined: on this process's own stdio, else collected up to that many bytes per stream. */
