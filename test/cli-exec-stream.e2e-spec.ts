@@ -151,7 +151,7 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
       expect(result.stderr).toMatch(/^Error: timeout_secs must be/);
     });
 
-    it('stops the remote command and exits when its own stdout is closed', async () => {
+    it('stops the remote command and exits 141 when its own stdout is closed', async () => {
       // Without stopping, this would run for 10 minutes, far past the test's own timeout.
       const child = spawnSvc(alice, ['exec', 'ex-1', '--timeout', '600', '--', 'yes']);
       child.stderr!.resume();
@@ -179,6 +179,17 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
       await seen(child.stdout!, 'ex-1: first\n');
       writeFileSync(gate, '');
       expect(await done).toMatchObject({ code: 0, stdout: 'ex-1: first\nex-1: second\n' });
+    });
+
+    it('stops and exits 141 when its own stdout is closed', async () => {
+      const child = spawnSvc(alice, ['exec', '--devices', 'ex-1', '--timeout', '600', '--', 'yes']);
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      await new Promise((resolve) => child.stdout!.once('data', resolve));
+      child.stdout!.destroy();
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(stderr).toBe('');
+      expect(code).toBe(141);
     });
 
     it('gives a timed-out batch item an error besides its partial output (REST and --json)', async () => {

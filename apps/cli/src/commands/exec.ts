@@ -48,31 +48,47 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
     const timeout = this.flags.timeout;
     const stdin = this.flags.interactive || !process.stdin.isTTY ? process.stdin : undefined;
     const json = this.jsonEnabled() ? new ExecJsonOutput() : undefined;
-    // A reader that went away (`svc exec d -- yes | head -1`) ends the command, as ssh's SIGPIPE does.
-    const outputClosed = new AbortController();
-    const onOutputError = () => outputClosed.abort(OUTPUT_CLOSED);
-    process.stdout.once('error', onOutputError);
-    process.stderr.once('error', onOutputError);
-    try {
-      const exit = await execStream(await this.client.streams(), device, { command, timeout_secs: timeout, stdin, onOutput: json?.onOutput ?? rawOutput, signal: outputClosed.signal });
-      if (json) await json.end(exit);
-      else if (exit.timed_out) this.note(killedNote(timeout));
-      return exit.exit_code;
-    } catch (error) {
-      if (error === OUTPUT_CLOSED) return SIGPIPE_EXIT;
-      // Under --json, output already printed is closed into one document with the error.
-      if (!json?.started || !(error instanceof DomainError)) throw error;
-      await json.fail(error);
-      return exitCodeFor(error);
-    } finally {
-      process.stdout.off('error', onOutputError);
-      process.stderr.off('error', onOutputError);
-    }
+    return whileOutputOpen(async (signal) => {
+      try {
+        const exit = await execStream(await this.client.streams(), device, { command, timeout_secs: timeout, stdin, onOutput: json?.onOutput ?? rawOutput, signal });
+        if (json) await json.end(exit);
+        else if (exit.timed_out) this.note(killedNote(timeout));
+        return exit.exit_code;
+      } catch (error) {
+        // Under --json, output already printed is closed into one document with the error.
+        if (!json?.started || !(error instanceof DomainError)) throw error;
+        await json.fail(error);
+        return exitCodeFor(error);
+      }
+    });
   }
 
   private async runBatch(devices: string[], command: string[]): Promise<number> {
     const timeout = this.flags.timeout;
-    const lines = execBatchLines(this.client, { devices, command, timeout_secs: timeout });
-    return this.jsonEnabled() ? printBatchJson(lines, devices, timeout) : printBatch(lines, timeout);
+    return whileOutputOpen((signal) => {
+      const lines = execBatchLines(this.client, { devices, command, timeout_secs: timeout }, signal);
+      return this.jsonEnabled() ? printBatchJson(lines, devices, timeout) : printBatch(lines, timeout);
+    });
+  }
+}
+
+/**
+ * Runs `work` with a signal that aborts when stdout or stderr can no longer be written (`svc exec d
+ * -- yes | head -1`): the remote commands are then stopped and svc exits 141, as a writer killed
+ * by SIGPIPE does.
+ */
+async function whileOutputOpen(work: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const outputClosed = new AbortController();
+  const onOutputError = () => outputClosed.abort(OUTPUT_CLOSED);
+  process.stdout.once('error', onOutputError);
+  process.stderr.once('error', onOutputError);
+  try {
+    return await work(outputClosed.signal);
+  } catch (error) {
+    if (error === OUTPUT_CLOSED) return SIGPIPE_EXIT;
+    throw error;
+  } finally {
+    process.stdout.off('error', onOutputError);
+    process.stderr.off('error', onOutputError);
   }
 }

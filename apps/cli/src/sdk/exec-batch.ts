@@ -21,9 +21,10 @@ const NDJSON = 'application/x-ndjson';
 /**
  * device_exec on several devices, line by line as the server relays them (`Accept:
  * application/x-ndjson`): output of every device as produced, each device's end as it comes.
- * The command's stdin is closed at once, as pdsh and ansible do. An answer cut short rejects.
+ * The command's stdin is closed at once, as pdsh and ansible do. An answer cut short rejects;
+ * `signal` leaves it, and the call then rejects with the signal's reason.
  */
-export async function* execBatchLines(client: SvcClient, input: ExecBatchInput): AsyncGenerator<ExecBatchLine> {
+export async function* execBatchLines(client: SvcClient, input: ExecBatchInput, signal?: AbortSignal): AsyncGenerator<ExecBatchLine> {
   const response = await client.rest.stream({
     method: 'POST',
     path: '/api/exec',
@@ -34,7 +35,14 @@ export async function* execBatchLines(client: SvcClient, input: ExecBatchInput):
   });
   let broken = false;
   response.once('aborted', () => (broken = true)).once('error', () => (broken = true));
-  for await (const text of createInterface({ input: response, crlfDelay: Infinity })) {
+  const lines = createInterface({ input: response, crlfDelay: Infinity });
+  // readline waits for 'end', which a destroyed answer never emits.
+  response.once('close', () => lines.close());
+  // Leaving the answer stops the batch: the server cancels the devices' streams.
+  const cancel = () => response.destroy();
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  for await (const text of lines) {
     if (text.length === 0) continue;
     let line: ExecBatchLine;
     try {
@@ -44,5 +52,7 @@ export async function* execBatchLines(client: SvcClient, input: ExecBatchInput):
     }
     yield line;
   }
+  signal?.removeEventListener('abort', cancel);
+  if (signal?.aborted) throw signal.reason;
   if (broken || !response.complete) throw new DomainError('DEVICE_OFFLINE', 'The answer was cut off: the server went away');
 }
