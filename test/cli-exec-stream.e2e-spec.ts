@@ -99,6 +99,8 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
     it('sends stdin to the command and delivers its end', async () => {
       expect(await svc(alice, ['exec', 'ex-1', '--', 'cat'], { input: 'x\n' })).toMatchObject({ code: 0, stdout: 'x\n', stderr: '' });
       expect(await svc(alice, ['exec', 'ex-1', '--', 'wc', '-c'], { input: '' })).toMatchObject({ code: 0, stdout: '0\n' });
+      // -n, as ssh -n: the command gets no stdin even though svc's is piped.
+      expect(await svc(alice, ['exec', 'ex-1', '-n', '--', 'cat'], { input: 'not sent\n' })).toMatchObject({ code: 0, stdout: '' });
     });
 
     it('round-trips 20 MiB of binary stdin through cat byte for byte (no 16 MiB cut)', async () => {

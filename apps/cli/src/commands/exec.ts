@@ -16,7 +16,7 @@ export default class Exec extends SvcCommand<typeof Exec> {
   static override summary = 'Run a command on a device, or on several at once.';
   static override description = `Everything after "--" is the command and its arguments, run without a shell (use sh -c '…' for one).
 
-One device, as "ssh host cmd": stdout and stderr are printed raw as they are produced, each to its own stream, and svc exits with the command's exit code. stdin is sent to the command when it is not a terminal (or with -i), and its end reaches the command as end of file.
+One device, as "ssh host cmd": stdout and stderr are printed raw as they are produced, each to its own stream, and svc exits with the command's exit code. stdin is sent to the command when it is not a terminal (or with -i; never with -n), and its end reaches the command as end of file.
 Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<device>: " (stderr lines on stderr), a device that could not run the command shows its error on stderr, and svc exits with the worst (highest) code, a per-device error counting as 2. The commands get no stdin.
 --json prints the result (of any size) and still exits with that same code. A command killed by --timeout reports 128 + the signal.`;
   static override examples = [
@@ -28,12 +28,13 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
     '<%= config.bin %> exec edge-1 --json -- df -h /',
   ];
   static override strict = false;
-  static override usage = ['<%= command.id %> <device> [--timeout <s>] [-i] -- <command> [args…]', '<%= command.id %> --devices <a,b,c> [--timeout <s>] -- <command> [args…]'];
+  static override usage = ['<%= command.id %> <device> [--timeout <s>] [-i | -n] -- <command> [args…]', '<%= command.id %> --devices <a,b,c> [--timeout <s>] -- <command> [args…]'];
   static override args = { device: Args.string({ description: 'device name or id (or --devices)' }) };
   static override flags = {
     devices: devicesFlag,
     timeout: Flags.integer({ description: 'seconds before the command is killed', default: 30, min: 1 }),
-    interactive: Flags.boolean({ char: 'i', description: 'send stdin to the command even when it is a terminal' }),
+    interactive: Flags.boolean({ char: 'i', description: 'send stdin to the command even when it is a terminal', exclusive: ['no-stdin'] }),
+    'no-stdin': Flags.boolean({ char: 'n', description: 'give the command no stdin, even when it is piped (as ssh -n)' }),
   };
 
   async run(): Promise<void> {
@@ -46,7 +47,7 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
 
   private async runOne(device: string, command: string[]): Promise<number> {
     const timeout = this.flags.timeout;
-    const stdin = this.flags.interactive || !process.stdin.isTTY ? process.stdin : undefined;
+    const stdin = !this.flags['no-stdin'] && (this.flags.interactive || !process.stdin.isTTY) ? process.stdin : undefined;
     const json = this.jsonEnabled() ? new ExecJsonOutput() : undefined;
     return whileOutputOpen(async (signal) => {
       try {
