@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Injectable, Logger } from '@nestjs/common';
-import { BatchResult, DomainError, ExecResult, ExecStreamArgs, InvalidInputError, TUNNEL_OPS } from '@svc/common';
+import { BatchResult, DomainError, ExecResult, ExecStreamArgs, parseExecArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -121,9 +121,9 @@ export class ExecService {
   }
 }
 
+/** The runtime's own argument rules (parseExecArgs), so the REST call, the exec stream and the device agree. */
 function execArgs(input: ExecInput): ExecStreamArgs {
-  if (input.command[0].length === 0) throw new InvalidInputError('command[0] (the program) must not be empty');
-  return { command: input.command, timeout_secs: input.timeout_secs ?? EXEC_DEFAULT_TIMEOUT_SECS, stdin: input.stdin !== undefined };
+  return parseExecArgs({ command: input.command, timeout_secs: input.timeout_secs ?? EXEC_DEFAULT_TIMEOUT_SECS, stdin: input.stdin !== undefined });
 }
 
 /** A batch item may run as long as the command may, plus the device's grace to report its timeout. */
