@@ -63,10 +63,11 @@ describe('svc exec, docker and ssh-config (real binary, real runtime)', () => {
   });
 
   describe('svc exec', () => {
-    it('prints the raw output of one device and exits with the remote exit code', async () => {
+    it('prints the raw output of one device, stderr on stderr, and exits with the remote exit code', async () => {
       const result = await svc(alice, ['exec', 'ex-1', '--', 'sh', '-c', 'printf "one\\033[31m\\n"; echo two >&2; exit 7']);
       expect(result.code).toBe(7);
-      expect(result.stdout).toBe('one\x1b[31m\ntwo\n'); // raw: what the user asked to see
+      expect(result.stdout).toBe('one\x1b[31m\n'); // raw: what the user asked to see
+      expect(result.stderr).toBe('two\n');
     });
 
     it('passes words that look like svc flags after -- to the device', async () => {
@@ -89,10 +90,11 @@ describe('svc exec, docker and ssh-config (real binary, real runtime)', () => {
     });
 
     it('prefixes every line per device in a batch, reports device errors on stderr and exits with the worst code', async () => {
-      const result = await svc(alice, ['exec', '--devices', 'ex-1,ex-off', '--', 'sh', '-c', 'echo a; echo b; exit 3']);
+      const result = await svc(alice, ['exec', '--devices', 'ex-1,ex-off', '--', 'sh', '-c', 'echo a; echo c >&2; printf b; exit 3']);
       expect(result.code).toBe(3);
       expect(result.stdout).toBe('ex-1: a\nex-1: b\n');
       expect(result.stderr).toMatch(/^ex-off: error: .*offline/im);
+      expect(result.stderr).toMatch(/^ex-1: c$/m);
       expect(result.stderr).toContain('ex-1: exit code 3');
     });
 

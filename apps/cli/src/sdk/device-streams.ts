@@ -76,6 +76,14 @@ export class DeviceStreams {
     return this.open(`/v1/devices/${encodeURIComponent(device)}/docker`, {});
   }
 
+  /**
+   * Opens an exec stream (`args` `{command, timeout_secs, stdin}`, docs/protocol.md, "Exec
+   * stream"), resolved once the command runs; exec-stream.ts speaks its frames.
+   */
+  async openExecStream(device: string, args: object): Promise<ClientHttp2Stream> {
+    return this.open(`/v1/devices/${encodeURIComponent(device)}/exec`, args);
+  }
+
   /** Opens a shell stream (`args` as docs/protocol.md, "Shell"); shell-session.ts speaks its frames. */
   async openShellStream(device: string, args: object): Promise<ClientHttp2Stream> {
     return this.open(`/v1/devices/${encodeURIComponent(device)}/shell`, args);

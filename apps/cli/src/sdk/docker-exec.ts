@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ClientHttp2Stream } from 'node:http2';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ const DEFAULT_TIMEOUT_SECS = 60;
 const MAX_TIMEOUT_SECS = 24 * 60 * 60;
 /** Per stream; `docker save` or `docker logs` can print without end. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** How long the probe stream may take to close by itself before it is reset. */
+const PROBE_CLOSE_MS = 5_000;
 /** After SIGTERM on timeout, the CLI gets this long before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
 /** Variables that would point the CLI elsewhere than DOCKER_HOST. */
@@ -24,6 +27,15 @@ export interface DockerExecOptions {
   dockerBinary?: string;
   /** Environment of the CLI (default: this process's); DOCKER_HOST is set, contexts removed. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * `capture` (default, the MCP tool): stdout and stderr collected, each cut at MAX_OUTPUT_BYTES.
+   * `inherit` (`svc docker`): the CLI runs on this process's own stdin, stdout and stderr, so its
+   * output streams as produced and `docker run -i` reads the user's input; the result's stdout
+   * and stderr are then empty.
+   */
+  io?: 'capture' | 'inherit';
+  /** Per stream when captured (default 16 MiB, what an agent can use); `svc docker --json` keeps everything. */
+  maxOutputBytes?: number;
 }
 
 /** docker_exec's result; a non-zero exit is data. `timed_out`: killed after `timeout_secs`. */
@@ -43,7 +55,7 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
     throw new InvalidInputError(`timeout_secs must be a number of seconds from above 0 to ${MAX_TIMEOUT_SECS}`);
   }
   // One stream first: a refusal is the caller's answer, not a "cannot connect" from the CLI.
-  resetStream(await streams.openDocker(device));
+  closeProbe(await streams.openDocker(device));
 
   const dir = mkdtempSync(join(tmpdir(), 'svc-docker-'));
   const errors: Error[] = [];
@@ -52,10 +64,15 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
     const socket = await forwarder.listen();
     const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), DOCKER_HOST: `unix://${socket}` };
     for (const name of CONFLICTING_ENV) delete env[name];
-    const result = await runCli(options.dockerBinary ?? 'docker', args, env, timeoutSecs * 1000);
+    const inherit = options.io === 'inherit';
+    const result = await runCli(options.dockerBinary ?? 'docker', args, env, timeoutSecs * 1000, inherit ? undefined : (options.maxOutputBytes ?? MAX_OUTPUT_BYTES));
     // The CLI only says it could not connect; the device stream's refusal says why.
-    if (errors.length > 0 && result.exit_code !== 0) result.stderr += `svc: ${errors[0].message}\n`;
-    if (result.timed_out) result.stderr += `svc: docker did not finish within ${timeoutSecs} s and was killed\n`;
+    const notes = [
+      ...(errors.length > 0 && result.exit_code !== 0 ? [`svc: ${errors[0].message}\n`] : []),
+      ...(result.timed_out ? [`svc: docker did not finish within ${timeoutSecs} s and was killed\n`] : []),
+    ];
+    if (inherit) for (const note of notes) process.stderr.write(note);
+    else result.stderr += notes.join('');
     return result;
   } finally {
     await forwarder.close();
@@ -63,11 +80,25 @@ export async function dockerExec(streams: DeviceStreams, options: DockerExecOpti
   }
 }
 
-function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DockerExecResult> {
+/**
+ * Closes the probe stream by ending it (the engine sees a connection that sent nothing and closes
+ * it), so that the device's tunnel receives no reset; only an engine that keeps it open is reset.
+ */
+function closeProbe(probe: ClientHttp2Stream): void {
+  probe.on('error', () => undefined);
+  probe.resume();
+  probe.end();
+  const timer = setTimeout(() => resetStream(probe), PROBE_CLOSE_MS);
+  probe.once('close', () => clearTimeout(timer));
+}
+
+/** Runs the docker CLI; `captureBytes` undefined: on this process's own stdio, else collected up to that many bytes per stream. */
+function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, captureBytes: number | undefined): Promise<DockerExecResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout = capture(child.stdout);
-    const stderr = capture(child.stderr);
+    const inherit = captureBytes === undefined;
+    const child = spawn(binary, args, { env, stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const stdout = inherit ? () => '' : capture(child.stdout!, captureBytes);
+    const stderr = inherit ? () => '' : capture(child.stderr!, captureBytes);
     let timedOut = false;
     let killer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
@@ -90,13 +121,13 @@ function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutM
   });
 }
 
-/** Collects a stream as UTF-8, keeping the first MAX_OUTPUT_BYTES and counting the rest. */
-function capture(stream: NodeJS.ReadableStream): () => string {
+/** Collects a stream as UTF-8, keeping the first `maxBytes` and counting the rest. */
+function capture(stream: NodeJS.ReadableStream, maxBytes: number): () => string {
   const chunks: Buffer[] = [];
   let kept = 0;
   let dropped = 0;
   stream.on('data', (chunk: Buffer) => {
-    const take = Math.min(chunk.length, MAX_OUTPUT_BYTES - kept);
+    const take = Math.min(chunk.length, maxBytes - kept);
     if (take > 0) chunks.push(chunk.subarray(0, take));
     kept += take;
     dropped += chunk.length - take;

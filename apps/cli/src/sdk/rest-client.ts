@@ -19,6 +19,8 @@ export interface RestRequest {
   /** Credentials header value (`Bearer …`), asked for per attempt so a refreshed token is used. */
   authorization?: () => Promise<string | undefined>;
   timeoutMs?: number;
+  /** What `stream` accepts (default text/plain), e.g. application/x-ndjson. */
+  accept?: string;
 }
 
 export interface RestClientOptions {
@@ -56,7 +58,7 @@ export class RestClient {
    */
   async stream(req: RestRequest): Promise<IncomingMessage> {
     return this.withRetries(req, async () => {
-      const response = await this.send(req, 'text/plain');
+      const response = await this.send(req, req.accept ?? 'text/plain');
       const status = response.statusCode ?? 0;
       if (status >= 200 && status < 300) {
         response.socket?.setTimeout(0);

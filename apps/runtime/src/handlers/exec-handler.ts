@@ -14,12 +14,12 @@ import {
   FrameType,
   InvalidInputError,
   NotFoundError,
+  parseExecArgs,
   parseFramePayload,
   SignalFrameBody,
 } from '@svc/common';
 import { GroupTerminator, groupAlive } from '../supervisor/process-group';
 import type { StreamContext } from '../tunnel/stream-router';
-import { parseExecArgs } from './exec-args';
 
 /** Output still held open by a process that left the group is cut this long after the exit. */
 const LINGER_AFTER_EXIT_MS = 5000;

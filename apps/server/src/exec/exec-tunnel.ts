@@ -28,7 +28,10 @@ export interface ExecExit {
 /**
  * Runs one exec stream to its end: sends stdin (then STDIN_EOF and END_STREAM), hands output to
  * `onOutput` in arrival order and waits for it (so a slow HTTP reader pauses the HTTP/2 stream
- * and, through flow control, the device), and returns the exit status. An ERROR frame becomes the
+ * and, through flow control, the device), and returns the exit status once the device has ended
+ * the stream after its EXIT frame. Both sides having ended, the stream closes without a reset:
+ * the runtime's HTTP/2 stack counts resets it receives (nghttp2's rapid-reset guard, a burst of
+ * 1,000 then 33 per second) and drops the whole tunnel past that. An ERROR frame becomes the
  * domain error it names; a stream cut short means the device went away. `signal` (the HTTP
  * client leaving, or the server's deadline of `timeout_secs` + DEVICE_GRACE_MS) cancels the
  * stream, which makes the device kill the process group.
@@ -54,6 +57,7 @@ export async function driveExec(
   };
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
+  let exit: ExecExit | undefined;
   try {
     for await (const frame of decoder as AsyncIterable<Frame>) {
       switch (frame.type) {
@@ -64,24 +68,25 @@ export async function driveExec(
           await onOutput('stderr', frame.payload);
           break;
         case FrameType.EXIT:
-          return exitOf(parseFramePayload<ExitFrameBody>(frame));
+          // Read on to the device's END_STREAM: cutting the stream now would reset it (see above).
+          exit ??= exitOf(parseFramePayload<ExitFrameBody>(frame));
+          break;
         case FrameType.ERROR:
           throw deviceError(parseFramePayload(frame), 'The device reported an error');
         default:
           break; // frames meant for the device (STDIN, RESIZE, SIGNAL) are not expected here
       }
     }
-    throw new DeviceOfflineError();
+    if (exit === undefined) throw new DeviceOfflineError();
+    return exit;
   } catch (err) {
+    tunnel.abort();
+    decoder.destroy();
     if (err instanceof DomainError) throw err;
-    if (err instanceof TunnelProtocolError) {
-      tunnel.abort();
-      throw new DomainError('INTERNAL', `The device broke the tunnel protocol: ${err.message}`);
-    }
+    if (err instanceof TunnelProtocolError) throw new DomainError('INTERNAL', `The device broke the tunnel protocol: ${err.message}`);
     throw new DeviceOfflineError();
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    decoder.destroy();
   }
 }
 

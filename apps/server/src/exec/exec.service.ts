@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Injectable, Logger } from '@nestjs/common';
-import { BatchResult, DomainError, ExecResult, ExecStreamArgs, InvalidInputError, TUNNEL_OPS } from '@svc/common';
+import { BatchResult, DomainError, ExecResult, ExecStreamArgs, parseExecArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -11,11 +11,9 @@ import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { DeviceRecord } from '../storage/records';
 import { EXEC_DEFAULT_TIMEOUT_SECS, ExecInput } from './dto';
 import { EXEC_BATCH_OUTPUT_BUDGET_BYTES, EXEC_OUTPUT_CAP_BYTES, ExecOutputCollector } from './exec-output';
+import { execAuditDetails } from './exec-audit';
 import { DEVICE_GRACE_MS, driveExec, OutputStream } from './exec-tunnel';
 import type { ExecLineSink } from './exec-lines';
-
-/** Audit details show the argv, never stdin, and stay short. */
-const AUDIT_COMMAND_CHARS = 500;
 
 interface ExecTarget {
   ref: string;
@@ -38,6 +36,7 @@ export class ExecService {
 
   run(principal: UserPrincipal, input: ExecInput, clientGone?: AbortSignal): Promise<ExecResult | BatchResult<ExecResult>> {
     const args = execArgs(input);
+    const batch = input.devices !== undefined;
     return runBatch(
       input,
       {
@@ -46,7 +45,10 @@ export class ExecService {
           const tunnel = await this.open(principal, device, args);
           const output = new ExecOutputCollector(count > 1 ? Math.min(EXEC_OUTPUT_CAP_BYTES, Math.floor(EXEC_BATCH_OUTPUT_BUDGET_BYTES / count)) : EXEC_OUTPUT_CAP_BYTES);
           const exit = await driveExec(tunnel, input.stdin, (_stream, data) => output.add(data), anyOf(signal, clientGone));
-          return { output: output.text(), ...exit };
+          const result: ExecResult = { output: output.text(), ...exit };
+          // A batch item that timed out carries `error` besides its partial output (service.md, errors).
+          if (batch && exit.timed_out) result.error = `timed out after ${args.timeout_secs} s`;
+          return result;
         },
       },
       limitsFor(args),
@@ -108,7 +110,7 @@ export class ExecService {
   }
 
   private async open(principal: UserPrincipal, device: DeviceRecord, args: ExecStreamArgs): Promise<TunnelStream> {
-    await this.audit.record(principal, 'device.exec', { deviceId: device.id, details: auditDetails(args.command) });
+    await this.audit.record(principal, 'device.exec', { deviceId: device.id, details: execAuditDetails(args.command) });
     return this.registry.require(device.id).openStream({ op: TUNNEL_OPS.exec, args, requestId: currentRequestId(), actor: principal.email });
   }
 
@@ -119,9 +121,9 @@ export class ExecService {
   }
 }
 
+/** The runtime's own argument rules (parseExecArgs), so the REST call, the exec stream and the device agree. */
 function execArgs(input: ExecInput): ExecStreamArgs {
-  if (input.command[0].length === 0) throw new InvalidInputError('command[0] (the program) must not be empty');
-  return { command: input.command, timeout_secs: input.timeout_secs ?? EXEC_DEFAULT_TIMEOUT_SECS, stdin: input.stdin !== undefined };
+  return parseExecArgs({ command: input.command, timeout_secs: input.timeout_secs ?? EXEC_DEFAULT_TIMEOUT_SECS, stdin: input.stdin !== undefined });
 }
 
 /** A batch item may run as long as the command may, plus the device's grace to report its timeout. */
@@ -131,9 +133,4 @@ function limitsFor(args: ExecStreamArgs): BatchLimits {
 
 function anyOf(signal: AbortSignal, other: AbortSignal | undefined): AbortSignal {
   return other ? AbortSignal.any([signal, other]) : signal;
-}
-
-function auditDetails(command: string[]): string {
-  const text = `exec: ${command.join(' ')}`;
-  return text.length <= AUDIT_COMMAND_CHARS ? text : `${text.slice(0, AUDIT_COMMAND_CHARS)}… (${text.length} chars)`;
 }

@@ -117,8 +117,11 @@ export class FilesService {
     return this.audit.record(principal, action, { deviceId, details: details.slice(0, 500) });
   }
 
-  private open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, trailers = false): Promise<TunnelStream> {
-    return this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers });
+  private async open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, trailers = false): Promise<TunnelStream> {
+    const tunnel = await this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers });
+    // Only a write has a request body: ending it now lets the device's answer close the stream cleanly, with no reset.
+    if (op !== TUNNEL_OPS.fsWrite) tunnel.body.end();
+    return tunnel;
   }
 }
 

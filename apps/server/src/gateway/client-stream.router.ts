@@ -6,6 +6,7 @@ import { BearerAuthenticator } from '../auth/bearer-authenticator';
 import type { UserPrincipal } from '../auth/principal';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import { DockerService } from '../docker/docker.service';
+import { ExecStreamService } from '../exec/exec-stream.service';
 import { ForwardService } from '../forwarding/forward.service';
 import { announcesMcp, requestContext } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
@@ -38,11 +39,13 @@ export class ClientStreamRouter {
     forwards: ForwardService,
     shells: ShellService,
     docker: DockerService,
+    execs: ExecStreamService,
   ) {
     this.routes = [
       { pattern: /^\/v1\/devices\/([^/?]+)\/forward$/, open: (...a) => forwards.open(...a) },
       { pattern: /^\/v1\/devices\/([^/?]+)\/shell$/, open: (...a) => shells.open(...a) },
       { pattern: /^\/v1\/devices\/([^/?]+)\/docker$/, open: (...a) => docker.open(...a) },
+      { pattern: /^\/v1\/devices\/([^/?]+)\/exec$/, open: (...a) => execs.open(...a) },
     ];
   }
 

@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { DockerService } from '../docker/docker.service';
+import { ExecStreamService } from '../exec/exec-stream.service';
 import { ForwardAuditThrottle } from '../forwarding/forward-audit.throttle';
 import { ForwardService } from '../forwarding/forward.service';
 import { ShellService } from '../shell/shell.service';
 import { ClientStreamGateway } from './client-stream.gateway';
 import { ClientStreamRouter } from './client-stream.router';
 
-/** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine). */
+/** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine, exec). */
 @Module({
   imports: [AuthModule],
-  providers: [ClientStreamGateway, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService],
+  providers: [ClientStreamGateway, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService, ExecStreamService],
   exports: [ClientStreamGateway],
 })
 export class GatewayModule {}

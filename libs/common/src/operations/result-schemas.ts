@@ -49,7 +49,7 @@ const deviceListItem = object(
 const deviceStatus = object({ status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }) });
 const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);
 const accessEntry = { oneOf: [object({ email: string, role }), object({ org_id: string, role })] };
-const execResult = object({ output: string, exit_code: integer, timed_out: boolean });
+const execResult = object({ output: string, exit_code: integer, timed_out: boolean, error: string }, ['error']);
 const dateTime = { type: 'string', format: 'date-time' };
 /** A job's other fields (workdir, files, env, steps, …) are the run-spec's: docs/runspec.md, JOB_SCHEMA. */
 const job = object({ id: string, enabled: boolean, type: { type: 'string', enum: [...JOB_TYPES] } });

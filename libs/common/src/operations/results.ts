@@ -118,6 +118,8 @@ export interface ExecResult {
   exit_code: number;
   /** Beyond the spec: the timeout killed the command (exit_code then reports the signal). */
   timed_out: boolean;
+  /** An item of a batch that timed out says so here too (`timed out after 30 s`), as the spec's error table wants. */
+  error?: string;
 }
 
 export interface DirectoryEntry {

@@ -4,3 +4,4 @@ export * from './frames';
 export * from './hello';
 export * from './stream-args';
 export * from './shell-args';
+export * from './exec-args';

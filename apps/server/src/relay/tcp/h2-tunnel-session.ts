@@ -151,7 +151,10 @@ async function refusal(stream: ClientHttp2Stream, status: number): Promise<Domai
   } catch {
     // The body is best effort; the status alone still makes an error.
   }
-  stream.close(h2.NGHTTP2_CANCEL);
+  // The answer read to its end, ending our side closes the stream; a reset would count toward
+  // the runtime's rapid-reset guard (see driveExec).
+  if (stream.readableEnded) stream.end();
+  else resetStream(stream);
   let body: { code?: unknown; message?: unknown } = {};
   try {
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));

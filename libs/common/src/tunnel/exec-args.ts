@@ -1,10 +1,15 @@
-import { ExecStreamArgs, InvalidInputError, parseEnvArgument } from '@svc/common';
+import { InvalidInputError } from '../errors';
+import { parseEnvArgument } from './shell-args';
+import type { ExecStreamArgs } from './stream-args';
 
 /** `device_exec`'s default and the longest a single command may be given. */
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
 export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
 
-/** Validates the `svc-args` of `/v1/exec`; anything off is INVALID_INPUT, refused before spawning. */
+/**
+ * Validates the `svc-args` of `/v1/exec` (the runtime's, and the server's for an exec client
+ * stream); anything off is INVALID_INPUT, refused before spawning.
+ */
 export function parseExecArgs(raw: Record<string, unknown>): ExecStreamArgs {
   const { command, timeout_secs, stdin, env, cwd, ...rest } = raw;
   const unknown = Object.keys(rest);
