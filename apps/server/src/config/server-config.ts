@@ -22,6 +22,8 @@ export interface ServerConfig {
   /** The QUIC carrier on UNIFIED_PORT/udp; null when TUNNEL_QUIC=false. */
   quic: { maxDatagramBytes: number } | null;
   tls: { certFile: string; keyFile: string } | null;
+  /** Limits on UNIFIED_PORT's connections (docs/security.md, "Connection limits"). */
+  connections: { handshakeTimeoutMs: number; clientIdleTimeoutMs: number; caps: { perAddress: number; total: number } };
   adminKey: string;
   /**
    * Key material for what the server seals at rest (see server-secret.ts): SERVER_SECRET,
@@ -83,6 +85,11 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     listenHost: raw.listenHost!,
     quic: raw.tunnelQuic ? { maxDatagramBytes: raw.tunnelQuicMaxDatagram } : null,
     tls,
+    connections: {
+      handshakeTimeoutMs: raw.handshakeTimeoutMs,
+      clientIdleTimeoutMs: raw.clientIdleTimeoutMs,
+      caps: { perAddress: raw.maxConnectionsPerAddress, total: raw.maxConnections },
+    },
     adminKey: raw.adminKey!,
     serverSecret: Buffer.from(serverSecret, 'utf8'),
     adminEmails: raw.adminEmails,

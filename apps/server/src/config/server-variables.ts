@@ -35,6 +35,28 @@ export const SERVER_VARIABLES = {
   listenHost: v.host('LISTEN_HOST', 'Address the server binds to.', '0.0.0.0'),
   tunnelQuic: v.boolean('TUNNEL_QUIC', 'false: no QUIC carrier on `UNIFIED_PORT`/udp; runtimes in `auto` mode then use TLS over TCP.', true),
   tunnelQuicMaxDatagram: v.integer('TUNNEL_QUIC_MAX_DATAGRAM', 'Largest UDP payload the QUIC carrier sends, in bytes; raise it only where the path MTU allows (e.g. loopback, jumbo frames).', 1350, 1200, 65527),
+  handshakeTimeoutMs: v.integer(
+    'TUNNEL_HANDSHAKE_TIMEOUT_MS',
+    'A connection to `UNIFIED_PORT` must finish its TLS (or QUIC) handshake within this many milliseconds, and a runtime must then send its hello within as long again; otherwise it is closed.',
+    10_000,
+    100,
+    300_000,
+  ),
+  clientIdleTimeoutMs: v.integer(
+    'TUNNEL_CLIENT_IDLE_TIMEOUT_MS',
+    'A client (CLI, MCP) connection to `UNIFIED_PORT` with no open stream for this many milliseconds is closed; the client reconnects on its next command.',
+    60_000,
+    100,
+    3_600_000,
+  ),
+  maxConnectionsPerAddress: v.integer(
+    'TUNNEL_MAX_CONNECTIONS_PER_ADDRESS',
+    'Connections to `UNIFIED_PORT`/tcp one source address may hold at once (runtimes, clients and handshakes in progress); further ones are refused. Raise it when many devices share one public address (NAT).',
+    256,
+    1,
+    1_000_000,
+  ),
+  maxConnections: v.integer('TUNNEL_MAX_CONNECTIONS', 'Connections to `UNIFIED_PORT`/tcp held at once from all addresses; further ones are refused.', 10_000, 1, 1_000_000),
   adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
   serverSecret: {
     ...v.string(

@@ -61,14 +61,15 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     const certificate = await loadTunnelCertificate(this.config);
     const gateway = this.clientStreams;
     const clients = gateway && { alpn: CLIENT_STREAMS_ALPN, accept: (socket: TLSSocket) => gateway.accept(socket) };
-    const { listenHost: host, unifiedPort, quic } = this.config;
+    const { listenHost: host, unifiedPort, quic, connections } = this.config;
+    const { handshakeTimeoutMs } = connections;
     for (let attempt = 1; ; attempt++) {
-      const tcp = new TlsTcpCarrier({ host, port: unifiedPort, cert: certificate.cert, key: certificate.key, clients });
+      const tcp = new TlsTcpCarrier({ host, port: unifiedPort, cert: certificate.cert, key: certificate.key, clients, handshakeTimeoutMs, caps: connections.caps });
       const { port } = await tcp.start(this);
       this.carriers.push(tcp);
       if (quic) {
         // Same port number on UDP; with UNIFIED_PORT=0 that UDP port may be taken: try another.
-        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes });
+        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes, handshakeTimeoutMs });
         try {
           await udp.start(this);
           this.carriers.push(udp);

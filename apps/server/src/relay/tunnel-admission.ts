@@ -28,10 +28,10 @@ const logger = new Logger('TunnelAdmission');
  * QUIC stream): read the hello, check the key, answer, then run reverse HTTP/2 on the same
  * stream (the runtime is the HTTP/2 server) and hand the session to the acceptor.
  */
-export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier: TunnelCarrier['name'], acceptor: TunnelAcceptor): Promise<void> {
+export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier: TunnelCarrier['name'], acceptor: TunnelAcceptor, helloTimeoutMs: number): Promise<void> {
   let raw: unknown;
   try {
-    raw = await readHello(socket);
+    raw = await readHello(socket, { timeoutMs: helloTimeoutMs });
   } catch (err) {
     logger.debug(`no hello from ${remoteAddress}: ${(err as Error).message}`);
     socket.destroy();

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { Logger } from '@nestjs/common';
-import { TUNNEL_ALPN, TUNNEL_LIMITS } from '@svc/common';
+import { TUNNEL_ALPN } from '@svc/common';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
 import { BridgedStream } from './bridged-stream';
@@ -14,6 +14,8 @@ export interface QuicCarrierOptions {
   key: string;
   /** Largest UDP payload sent; 1350 fits the usual 1500-byte path MTU with room for tunnels. */
   maxDatagramBytes?: number;
+  /** A connection must open its stream, and then send its hello, each within this. */
+  handshakeTimeoutMs: number;
 }
 
 const DEFAULT_MAX_DATAGRAM_BYTES = 1350;
@@ -51,7 +53,7 @@ export class QuicCarrier implements TunnelCarrier {
       alpn: TUNNEL_ALPN,
       maxDatagramBytes: this.options.maxDatagramBytes ?? DEFAULT_MAX_DATAGRAM_BYTES,
       idleTimeoutMs: QUIC_IDLE_TIMEOUT_MS,
-      streamTimeoutMs: TUNNEL_LIMITS.helloTimeoutMs,
+      streamTimeoutMs: this.options.handshakeTimeoutMs,
     });
     this.worker = worker;
     return new Promise((resolve, reject) => {
@@ -91,7 +93,7 @@ export class QuicCarrier implements TunnelCarrier {
       this.streams.set(message.id, stream);
       stream.on('close', () => this.streams.delete(message.id));
       stream.on('error', (err) => this.logger.debug(`QUIC tunnel from ${message.remoteAddress}: ${err.message}`));
-      void admitTunnel(stream, message.remoteAddress, this.name, acceptor);
+      void admitTunnel(stream, message.remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs);
       return;
     }
     if (!('id' in message)) return;
