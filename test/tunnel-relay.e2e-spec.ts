@@ -18,6 +18,7 @@ import { registerDevice, startTestServer, TestServer } from './fixtures/test-ser
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { dialQuicStream } from './fixtures/quic-dial';
 import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
+import type { TunnelSession } from '../apps/server/src/relay/tunnel-carrier';
 
 describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
   const other = carrier === 'tcp' ? 'quic' : 'tcp';
@@ -156,6 +157,37 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       await stub.closed;
       const again = await connectRuntimeStub({ carrier, port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get('rej-1')! });
       expect(again.hello).toEqual({ v: 1, ok: false, error: 'unauthorized' });
+    });
+  });
+
+  describe('protocol errors', () => {
+    const SETTINGS = Buffer.from('000000040000000000', 'hex');
+    it.each([
+      ['a PUSH_PROMISE', Buffer.from('00000405040000000100000002', 'hex')],
+      ['a SETTINGS frame of a bad length', Buffer.from('0000050400000000000102030405', 'hex')],
+      ['a 16 MiB frame', Buffer.concat([Buffer.from('ffffff000000000001', 'hex'), Buffer.alloc(64 * 1024)])],
+    ])('closes a tunnel on %s after a valid hello, at once and with the reason, and the device shows offline', async (_name, garbage) => {
+      const id = `garbage-${garbage.length}`;
+      const key = await device(id);
+      const socket: Duplex = carrier === 'quic' ? await dialQuicStream({ port: server.tunnel!.port, caFile: server.tunnel!.caFile }) : connect({ host: '127.0.0.1', servername: 'localhost', port: server.tunnel!.port, ca: readFileSync(server.tunnel!.caFile), ALPNProtocols: [TUNNEL_ALPN] });
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      try {
+        if (carrier === 'tcp') await once(socket, 'secureConnect');
+        socket.write(encodeLengthPrefixed({ v: 1, api_key: key, runtime: { version: '0.0.0-raw', boot_id: 'raw' } }));
+        expect(await readHello(socket)).toMatchObject({ ok: true, device_id: id });
+        socket.resume();
+        let session: TunnelSession | undefined;
+        await waitUntil(async () => (session = server.app.get(TunnelRegistry).sessionOf(id)) !== undefined);
+        const reason = new Promise<string>((resolve) => session!.onClosed(resolve));
+        socket.write(Buffer.concat([SETTINGS, garbage]));
+        expect(await reason).toMatch(/^protocol error/);
+        expect(server.app.get(TunnelRegistry).sessionOf(id)).toBeUndefined();
+        expect(await status(id)).toMatchObject({ status: 'offline' });
+        await closed;
+      } finally {
+        socket.destroy();
+      }
     });
   });
 

@@ -39,8 +39,10 @@ export class H2TunnelSession implements TunnelSession {
     readonly carrier: TunnelSession['carrier'] = 'tcp',
   ) {
     session.on('close', () => this.finish('connection closed'));
-    session.on('goaway', () => this.finish('device sent GOAWAY'));
-    session.on('error', (err) => this.finish(`connection error: ${err.message}`));
+    session.on('goaway', (code: number) => this.finish(code === h2.NGHTTP2_NO_ERROR ? 'device sent GOAWAY' : `protocol error: device sent GOAWAY (code ${code})`));
+    // nghttp2's own findings (e.g. a PUSH_PROMISE) arrive as ERR_HTTP2_ERROR; h2-frame-guard.ts catches those Node keeps quiet about.
+    session.on('error', (err: NodeJS.ErrnoException) => this.finish(`${err.code === 'ERR_HTTP2_ERROR' ? 'protocol error' : 'connection error'}: ${err.message}`));
+    session.on('frameError', (type: number, code: number) => this.finish(`protocol error: frame of type ${type} failed (code ${code})`));
     const beatMs = heartbeatSecs * 1000;
     this.heartbeat = setInterval(() => this.beat(beatMs), beatMs);
     this.heartbeat.unref();
