@@ -4,7 +4,7 @@
  * provider completes a device-grant login whose token the server accepts. Also: start-up refusals.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -119,6 +119,46 @@ describe('npm start on the embedded defaults', () => {
     // Request bodies are described, so dashboards can generate clients from the document.
     expect(doc.components.schemas.RequestRegistrationInput.required).toEqual(['device_info', 'owner_scope', 'device_id', 'public_key']);
     expect(doc.components.schemas.AddAccessInput.required).toEqual(['email_or_org_id', 'role']);
+  });
+});
+
+/** IPv4 addresses with a socket bound to `port` (TCP listening, or UDP), from the kernel's own tables. */
+function boundAddresses(protocol: 'tcp' | 'udp', port: number): string[] {
+  const listening = protocol === 'tcp' ? '0A' : '07';
+  return readFileSync(`/proc/net/${protocol}`, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, , state]) => state === listening && parseInt(local.split(':')[1], 16) === port)
+    .map(([, local]) => Buffer.from(local.split(':')[0], 'hex').reverse().join('.'));
+}
+
+describe('listen address and the default admin key', () => {
+  const start = async (env: Record<string, string>) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listen-'));
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const started = startServer({ DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs'), ...env });
+    try {
+      await waitForHealth(`http://127.0.0.1:${restPort}/health`, started);
+      return { rest: boundAddresses('tcp', restPort), tunnel: boundAddresses('tcp', tunnelPort), quic: boundAddresses('udp', tunnelPort), stdout: started.stdout() };
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('binds loopback only with the default admin key, and says so', async () => {
+    const { rest, tunnel, quic, stdout } = await start({});
+    expect({ rest, tunnel, quic }).toEqual({ rest: ['127.0.0.1'], tunnel: ['127.0.0.1'], quic: ['127.0.0.1'] });
+    expect(stdout).toMatch(/listening on 127\.0\.0\.1 only: ADMIN_KEY is the well-known default/);
+  });
+
+  it('binds every address when LISTEN_HOST says so, even with the default key', async () => {
+    const { rest, tunnel, quic, stdout } = await start({ LISTEN_HOST: '0.0.0.0' });
+    expect({ rest, tunnel, quic }).toEqual({ rest: ['0.0.0.0'], tunnel: ['0.0.0.0'], quic: ['0.0.0.0'] });
+    expect(stdout).not.toMatch(/only: ADMIN_KEY/);
   });
 });
 

@@ -19,6 +19,8 @@ export interface ServerConfig {
   unifiedPort: number;
   restPort: number;
   listenHost: string;
+  /** LISTEN_HOST was unset and the default admin key is in use, so the server binds loopback only. */
+  loopbackForDefaultKey: boolean;
   /** The QUIC carrier on UNIFIED_PORT/udp; null when TUNNEL_QUIC=false. */
   quic: { maxDatagramBytes: number } | null;
   tls: { certFile: string; keyFile: string } | null;
@@ -44,6 +46,9 @@ export interface ServerConfig {
 
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
 
+const LOOPBACK = '127.0.0.1';
+const ALL_IPV4 = '0.0.0.0';
+
 /** Parses and validates the whole environment once; throws ConfigError naming every bad variable. */
 export function loadServerConfig(env: Record<string, string | undefined>): ServerConfig {
   const raw = parseVariables(SERVER_VARIABLES, env);
@@ -67,6 +72,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
   if (problems.length > 0) throw new ConfigError(problems);
   const serverSecret = configuredSecret ?? loadOrCreateServerSecret(join(dataDir, SERVER_SECRET_FILE_NAME));
 
+  const loopbackForDefaultKey = raw.listenHost === undefined && raw.adminKey === DEFAULT_ADMIN_KEY;
   const devIdentityProvider = raw.oauthIssuer ? null : { port: raw.devIdpPort, keysFile: join(dataDir, 'dev-idp', 'jwks.json') };
   const issuer = raw.oauthIssuer ?? `http://localhost:${raw.devIdpPort}/`;
   const audience = raw.oauthAudience ?? issuer.replace(/\/$/, '');
@@ -82,7 +88,8 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     publicAddress: raw.publicAddress!,
     unifiedPort: raw.unifiedPort,
     restPort: raw.restPort,
-    listenHost: raw.listenHost!,
+    listenHost: raw.listenHost ?? (loopbackForDefaultKey ? LOOPBACK : ALL_IPV4),
+    loopbackForDefaultKey,
     quic: raw.tunnelQuic ? { maxDatagramBytes: raw.tunnelQuicMaxDatagram } : null,
     tls,
     connections: {
