@@ -111,6 +111,12 @@ describe('npm start on the embedded defaults', () => {
     expect(started.stdout()).not.toContain(tokens.access_token.split('.')[2]);
   });
 
+  it('writes JSON lines when stdout is not a terminal, with the start banner and no route lines', () => {
+    const lines = started.stdout().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.map((l) => l.msg)).toContainEqual(expect.stringMatching(/^tunnel certificate SHA-256 fingerprint: [0-9a-f]{64} \(runtimes: --pin sha256:[0-9a-f]{64} or --ca /));
+    expect(started.stdout()).not.toMatch(/Mapped \{/);
+  });
+
   it('serves its OpenAPI document', async () => {
     const res = await fetch(`http://127.0.0.1:${restPort}/openapi.json`);
     expect(res.status).toBe(200);
@@ -159,6 +165,36 @@ describe('listen address and the default admin key', () => {
     const { rest, tunnel, quic, stdout } = await start({ LISTEN_HOST: '0.0.0.0' });
     expect({ rest, tunnel, quic }).toEqual({ rest: ['0.0.0.0'], tunnel: ['0.0.0.0'], quic: ['0.0.0.0'] });
     expect(stdout).not.toMatch(/only: ADMIN_KEY/);
+  });
+});
+
+describe('on a terminal', () => {
+  it('writes readable lines: the start banner, without JSON or route lines', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-tty-'));
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    let out = '';
+    // script(1) runs the server on a pseudo-terminal, as an operator's shell would.
+    const child = spawn('script', ['-qfec', `${process.execPath} ${MAIN}`, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout!.on('data', (d) => (out += d));
+    const exited = new Promise((res) => child.once('exit', res));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/server listening/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const lines = out.split(/\r?\n/).filter((l) => l.trim() !== '');
+      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} INFO  \[Relay\] tunnel certificate SHA-256 fingerprint: [0-9a-f]{64} \(runtimes: --pin sha256:[0-9a-f]{64} or --ca /));
+      expect(lines).toContainEqual(expect.stringMatching(/INFO  server listening url=http:\/\/127\.0\.0\.1:/));
+      expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
+      expect(out).not.toMatch(/Mapped \{/);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
