@@ -23,6 +23,8 @@ const DEPLOYMENT_CHANNEL_PATH = tunnelPath(TUNNEL_OPS.deployments);
 const CONNECT_TIMEOUT_MS = 15_000;
 /** How long a graceful close waits for streams to finish before cutting the connection. */
 const CLOSE_GRACE_MS = 2000;
+/** The part of a GOAWAY's debug data logged as the server's reason. */
+const MAX_REASON_BYTES = 200;
 
 /** The two carriers on the tunnel port: QUIC on udp, TLS on tcp. */
 export type TunnelCarrierName = 'quic' | 'tcp';
@@ -123,17 +125,25 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   const deadAfterMs = answer.heartbeat_secs * TUNNEL_LIMITS.runtimeDeadAfterBeats * 1000;
   const watchdog = setTimeout(() => end(`no keep-alive from the server for ${deadAfterMs / 1000} s`), deadAfterMs);
   let shuttingDown = false;
+  /** Why the server said it is closing the tunnel (its GOAWAY), which explains whatever ends it next. */
+  let serverReason: string | undefined;
   const end = (reason: string) => {
     clearTimeout(watchdog);
     session?.destroy();
     socket.destroy();
-    settle(shuttingDown ? 'shutdown' : reason);
+    settle(shuttingDown ? 'shutdown' : serverReason ? `server closed the tunnel: ${serverReason}` : reason);
   };
   session?.on('ping', () => {
     watchdog.refresh();
   });
   session?.on('error', (error) => log.debug('tunnel session error', { error }));
-  session?.on('goaway', (code) => log.info('server closing the tunnel', { code }));
+  session?.on('goaway', (code: number, _lastStreamId: number, data?: Buffer) => {
+    if (serverReason !== undefined) return;
+    serverReason = goawayReason(code, data);
+    log.info('server closing the tunnel', { code, reason: serverReason });
+    // The server cuts the connection shortly; hanging up now lets the loop reconnect at once.
+    setImmediate(() => end('tunnel session closed'));
+  });
   session?.on('close', () => end('tunnel session closed'));
   socket.on('error', (error) => end(`tunnel connection failed: ${error.message}`));
   socket.on('close', () => end('tunnel connection closed by the server'));
@@ -153,6 +163,12 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
       clearTimeout(cut);
     },
   };
+}
+
+/** The GOAWAY's debug data as one printable line (the server puts its reason there), or the code. */
+function goawayReason(code: number, data: Buffer | undefined): string {
+  const text = (data ?? Buffer.alloc(0)).toString('utf8', 0, Math.min(data?.length ?? 0, MAX_REASON_BYTES)).replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return text || `GOAWAY code ${code}`;
 }
 
 function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number): Promise<TLSSocket> {

@@ -91,7 +91,8 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.registry.closeAll('server shutting down');
+    // Runtimes hear why (GOAWAY) before the carriers stop, so they log it and reconnect at once.
+    await this.registry.closeAll('server shutting down');
     await Promise.all(this.carriers.splice(0).map((carrier) => carrier.close()));
   }
 
@@ -111,7 +112,7 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     const revocation = this.recentRevocations.get(admission.deviceId);
     const stale = performance.now() - admission.startedAt > ADMISSION_MAX_AGE_MS;
     if (stale || (revocation !== undefined && revocation.mark > admission.revocationMark)) {
-      session.close('device revoked while its key was checked');
+      void session.close('device revoked while its key was checked');
       return;
     }
     this.registry.register(session);

@@ -68,7 +68,7 @@ export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier
   if (!written || socket.destroyed) return;
   let session: H2TunnelSession | undefined;
   const guarded = new H2FrameGuard(socket, (problem) => {
-    session?.close(`protocol error: ${problem}`);
+    void session?.close(`protocol error: ${problem}`);
     guarded.destroy();
   });
   session = new H2TunnelSession(deviceId, hello.runtime, remoteAddress, startHttp2(guarded), acceptor.heartbeatSecs, carrier);

@@ -153,11 +153,15 @@ function onMessage(message: ToWorker): void {
   }
 }
 
+/** Bytes the main thread already wrote (e.g. a GOAWAY naming the reason) get this long to leave. */
+const FLUSH_BEFORE_CLOSE_MS = 500;
+
 function close(id: number, reason: string): void {
   const entry = bridged.get(id);
   if (!entry) return;
   finish(id, reason);
-  entry.connection.stop({ isApp: true, errorCode: 0, force: true }).catch(() => undefined);
+  const flushed = Promise.race([entry.writes, new Promise((resolve) => setTimeout(resolve, FLUSH_BEFORE_CLOSE_MS))]);
+  void flushed.then(() => entry.connection.stop({ isApp: true, errorCode: 0, reason: new TextEncoder().encode(reason), force: true }).catch(() => undefined));
 }
 
 function finish(id: number, reason: string): void {
@@ -170,8 +174,10 @@ function finish(id: number, reason: string): void {
 }
 
 async function stop(): Promise<void> {
+  const writes = [...bridged.values()].map((entry) => entry.writes);
   for (const id of [...bridged.keys()]) finish(id, 'server stopping');
-  await server?.stop({ isApp: true, errorCode: 0, force: true }).catch(() => undefined);
+  await Promise.race([Promise.all(writes), new Promise((resolve) => setTimeout(resolve, FLUSH_BEFORE_CLOSE_MS))]);
+  await server?.stop({ isApp: true, errorCode: 0, reason: new TextEncoder().encode('server shutting down'), force: true }).catch(() => undefined);
   post({ t: 'stopped' });
 }
 
