@@ -10,7 +10,10 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
-import { readHello, TUNNEL_ALPN } from '@svc/common';
+import { encodeDataFrames, encodeStreamArgs, FrameType, readHello, TUNNEL_ALPN } from '@svc/common';
+import { OperationRegistry } from '../apps/runtime/src/supervisor/operation-registry';
+import { RuntimeLogger } from '../apps/runtime/src/logging/runtime-logger';
+import { StreamRouter } from '../apps/runtime/src/tunnel/stream-router';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
@@ -221,6 +224,34 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     it('feeds stdin', async () => {
       const res = await exec({ device: 'ex-1', command: ['cat'], stdin: 'piped ✓\n' });
       expect(res.body).toEqual({ output: 'piped ✓\n', exit_code: 0, timed_out: false });
+    });
+
+    it("reports a device handler's failure after it answered as that error, not as an offline device", async () => {
+      // The runtime's own StreamRouter, with an exec handler that fails once output has started.
+      const router = new StreamRouter(
+        {
+          exec: async (stream) => {
+            stream.respond({ ':status': 200 });
+            stream.write(encodeDataFrames(FrameType.STDOUT, Buffer.from('partial\n'))[0]);
+            throw new Error('disk on fire');
+          },
+        },
+        new OperationRegistry(),
+        new RuntimeLogger('error', () => undefined),
+      );
+      await device('ex-fail');
+      const failing = await connectRuntimeStub({
+        carrier,
+        port: server.tunnel!.port,
+        ca: server.tunnel!.caFile,
+        apiKey: keys.get('ex-fail')!,
+        handlers: { exec: (stream, args) => router.handle(stream, { ':method': 'POST', ':path': '/v1/exec', 'svc-args': encodeStreamArgs(args) }) },
+      });
+      stubs.push(failing);
+      await waitUntil(async () => (await status('ex-fail')).status === 'online');
+      expectError(await exec({ device: 'ex-fail', command: ['true'] }), 500, 'INTERNAL', 'The runtime failed to run the operation');
+      const lines = await ndjson({ device: 'ex-fail', command: ['true'] });
+      expect(lines).toEqual([{ stream: 'stdout', data: 'partial\n' }, { error: 'The runtime failed to run the operation', code: 'INTERNAL' }]);
     });
 
     it('reports a timeout', async () => {
