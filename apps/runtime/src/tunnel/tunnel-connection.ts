@@ -17,6 +17,7 @@ import type { OperationRegistry } from '../supervisor/operation-registry';
 import { dialQuic } from './quic-connect';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
+import { isCertificateError, untrustedServer } from './untrusted-server';
 
 const DEPLOYMENT_CHANNEL_PATH = tunnelPath(TUNNEL_OPS.deployments);
 
@@ -34,6 +35,8 @@ export interface TunnelTarget {
   port: number;
   /** What the server announces (GET /auth/config); unknown when the address was given with --tunnel. */
   transports?: TunnelCarrierName[];
+  /** The certificate fingerprint the server announces; only ever shown in a hint, never trusted. */
+  certificateSha256?: string;
 }
 
 export interface TunnelConnectOptions {
@@ -82,7 +85,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const socket: Duplex =
     options.carrier === 'quic'
-      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, maxDatagramBytes: options.quicMaxDatagramBytes })
+      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, maxDatagramBytes: options.quicMaxDatagramBytes, announcedSha256: target.certificateSha256 })
       : await connectTls(target, trust, timeoutMs);
   let answer;
   try {
@@ -181,7 +184,10 @@ function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number)
       reject(error);
     };
     const timer = setTimeout(() => fail(new Error(`no TLS connection to ${target.host}:${target.port} within ${timeoutMs / 1000} s`)), timeoutMs);
-    const onError = (error: Error) => fail(new Error(`TLS connection to ${target.host}:${target.port} failed: ${error.message}`));
+    const onError = (error: Error) => {
+      const message = `TLS connection to ${target.host}:${target.port} failed: ${error.message}`;
+      fail(isCertificateError(error) ? untrustedServer(message, trust, target.certificateSha256) : new Error(message));
+    };
     socket.once('error', onError);
     socket.once('secureConnect', () => {
       clearTimeout(timer);
@@ -189,7 +195,7 @@ function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number)
       // Later errors are handled by whoever holds the socket; none may go unheard.
       socket.on('error', () => undefined);
       const distrust = untrustedReason(socket, trust);
-      if (distrust) fail(new Error(distrust));
+      if (distrust) fail(untrustedServer(distrust, trust, target.certificateSha256));
       else resolve(socket);
     });
   });
