@@ -4,11 +4,12 @@
  * provider completes a device-grant login whose token the server accepts. Also: start-up refusals.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceGrantLogin } from './fixtures/oidc';
+import { cliHome, svc, svcLogin } from './fixtures/svc-cli';
 
 const ROOT = resolve(__dirname, '..');
 const MAIN = join(ROOT, 'apps/server/dist/main.js');
@@ -193,6 +194,39 @@ describe('on a terminal', () => {
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
       await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the development identity provider across a restart', () => {
+  it("still honours the CLI's refresh token after the server restarts on the same data directory", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-idp-restart-'));
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const env = { DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs') };
+    const url = `http://127.0.0.1:${restPort}`;
+    const home = cliHome({ url });
+    let started = startServer(env);
+    try {
+      await waitForHealth(`${url}/health`, started);
+      await svcLogin(home, 'dev@restart.test');
+
+      started.child.kill('SIGTERM');
+      await started.exited;
+      started = startServer(env);
+      await waitForHealth(`${url}/health`, started);
+
+      // The access token has expired: the next command must refresh it at the restarted provider.
+      const document = JSON.parse(readFileSync(home.credentialsPath, 'utf8'));
+      document.credentials.OAuth2Token.expires_at = 1;
+      writeFileSync(home.credentialsPath, JSON.stringify(document));
+      const listed = await svc(home, ['devices', 'list', '--json']);
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(readFileSync(home.credentialsPath, 'utf8')).credentials.OAuth2Token.expires_at).toBeGreaterThan(Date.now() / 1000);
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+      home.remove();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
