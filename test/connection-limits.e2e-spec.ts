@@ -33,6 +33,11 @@ function rawConnection(port: number, localAddress: string, first?: Buffer): Trac
   return tracked;
 }
 
+/** A TCP connection to the server from `localAddress`, for TLS to run on. */
+function fromAddress(port: number, localAddress: string): Socket {
+  return netConnect({ host: '127.0.0.1', port, localAddress });
+}
+
 const countClosed = (list: { closed: boolean }[]) => list.filter((t) => t.closed).length;
 
 describe('UNIFIED_PORT connection limits', () => {
@@ -78,7 +83,7 @@ describe('UNIFIED_PORT connection limits', () => {
   });
 
   it('closes a TLS connection that never sends its hello', async () => {
-    const socket = tlsConnect({ host: '127.0.0.1', port: server.tunnel!.port, localAddress: '127.0.0.2', servername: 'localhost', ca: readFileSync(server.tunnel!.caFile), ALPNProtocols: [TUNNEL_ALPN] });
+    const socket = tlsConnect({ socket: fromAddress(server.tunnel!.port, '127.0.0.2'), servername: 'localhost', ca: readFileSync(server.tunnel!.caFile), ALPNProtocols: [TUNNEL_ALPN] });
     open.push(socket);
     socket.on('error', () => undefined);
     let secured = false;
@@ -94,7 +99,7 @@ describe('UNIFIED_PORT connection limits', () => {
     const sessions: { session: ClientHttp2Session; closed: boolean }[] = [];
     for (let i = 0; i < 50; i++) {
       const session = h2connect(`https://localhost:${server.tunnel!.port}`, {
-        createConnection: () => tlsConnect({ host: '127.0.0.1', port: server.tunnel!.port, localAddress: '127.0.0.2', servername: 'localhost', ca, ALPNProtocols: ['h2'] }),
+        createConnection: () => tlsConnect({ socket: fromAddress(server.tunnel!.port, '127.0.0.2'), servername: 'localhost', ca, ALPNProtocols: ['h2'] }),
       });
       const tracked = { session, closed: false };
       session.on('error', () => undefined);
