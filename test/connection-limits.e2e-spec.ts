@@ -14,6 +14,7 @@ import { waitFor } from './fixtures/deployment-jobs';
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 import { connectRuntimeStub } from './fixtures/tunnel-runtime-stub';
+import { dialQuicStream } from './fixtures/quic-dial';
 
 const FLOOD = 150;
 /** A TLS 1.3 ClientHello record header announcing 512 bytes, followed by only a few of them. */
@@ -132,6 +133,37 @@ describe('UNIFIED_PORT connection limits', () => {
       open.push(again.socket);
       await waitFor('one more refused', () => again.closed, 30_000);
       expect(countClosed(flood)).toBe(60);
+    });
+
+    it('refuses QUIC connections over the per-address cap too', async () => {
+      const quicCapped = await startTestServer(idp, { UNIFIED_PORT: '0', TUNNEL_HANDSHAKE_TIMEOUT_MS: '120000', TUNNEL_MAX_CONNECTIONS_PER_ADDRESS: '2' });
+      const dial = async () => {
+        const stream = await dialQuicStream({ port: quicCapped.tunnel!.port, caFile: quicCapped.tunnel!.caFile });
+        stream.on('error', () => undefined);
+        return stream;
+      };
+      try {
+        const held = [await dial(), await dial()];
+        open.push(...held);
+        const heldClosed = held.map(() => false);
+        held.forEach((stream, i) => stream.once('close', () => (heldClosed[i] = true)));
+        // The third is refused: its dial fails, or its stream closes at once.
+        const third = await dial().then(
+          (stream) => {
+            open.push(stream);
+            return new Promise<string>((resolve) => {
+              if (stream.destroyed) resolve('closed');
+              stream.once('close', () => resolve('closed'));
+              setTimeout(() => resolve('still open after 30 s'), 30_000).unref();
+            });
+          },
+          () => 'failed',
+        );
+        expect(['closed', 'failed']).toContain(third);
+        expect(heldClosed).toEqual([false, false]);
+      } finally {
+        await quicCapped.close();
+      }
     });
   });
 });

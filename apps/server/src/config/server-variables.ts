@@ -45,7 +45,7 @@ export const SERVER_VARIABLES = {
   tunnelQuicMaxDatagram: v.integer('TUNNEL_QUIC_MAX_DATAGRAM', 'Largest UDP payload the QUIC carrier sends, in bytes; raise it only where the path MTU allows (e.g. loopback, jumbo frames).', 1350, 1200, 65527),
   handshakeTimeoutMs: v.integer(
     'TUNNEL_HANDSHAKE_TIMEOUT_MS',
-    'A connection to `UNIFIED_PORT` must finish its TLS (or QUIC) handshake within this many milliseconds, and a runtime must then send its hello within as long again; otherwise it is closed.',
+    'A TCP connection to `UNIFIED_PORT` must finish its TLS handshake (a QUIC connection: open its stream) within this many milliseconds, and a runtime must then send its hello within as long again; otherwise it is closed.',
     10_000,
     100,
     300_000,
@@ -59,12 +59,12 @@ export const SERVER_VARIABLES = {
   ),
   maxConnectionsPerAddress: v.integer(
     'TUNNEL_MAX_CONNECTIONS_PER_ADDRESS',
-    'Connections to `UNIFIED_PORT`/tcp one source address may hold at once (runtimes, clients and handshakes in progress); further ones are refused. Raise it when many devices share one public address (NAT).',
+    'Connections to `UNIFIED_PORT` one source address may hold at once on each carrier (runtimes, clients and handshakes in progress); further ones are refused. Raise it when many devices share one public address (NAT).',
     256,
     1,
     1_000_000,
   ),
-  maxConnections: v.integer('TUNNEL_MAX_CONNECTIONS', 'Connections to `UNIFIED_PORT`/tcp held at once from all addresses; further ones are refused.', 10_000, 1, 1_000_000),
+  maxConnections: v.integer('TUNNEL_MAX_CONNECTIONS', 'Connections to `UNIFIED_PORT` held at once from all addresses, on each carrier; further ones are refused.', 10_000, 1, 1_000_000),
   adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
   serverSecret: {
     ...v.string(

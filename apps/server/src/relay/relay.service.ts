@@ -69,7 +69,7 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
       this.carriers.push(tcp);
       if (quic) {
         // Same port number on UDP; with UNIFIED_PORT=0 that UDP port may be taken: try another.
-        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes, handshakeTimeoutMs });
+        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes, handshakeTimeoutMs, caps: connections.caps });
         try {
           await udp.start(this);
           this.carriers.push(udp);

@@ -8,6 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BRIDGE_WINDOW_BYTES, FromWorker, QuicWorkerSettings, ToWorker } from './quic-bridge-messages';
 import { loadQuic, QuicLibrary } from './quic-module';
+import { ConnectionLimits } from '../connection-limits';
 
 /** quiche hands stream data to JS in chunks of this size (its default, 4 KiB, costs a task per chunk). */
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -30,6 +31,7 @@ const settings = workerData as QuicWorkerSettings;
 const bridged = new Map<number, Bridged>();
 let nextId = 1;
 let server: any;
+const limits = new ConnectionLimits(settings.caps, (message) => post({ t: 'refused', message }));
 
 function post(message: FromWorker): void {
   port.postMessage(message);
@@ -81,6 +83,12 @@ async function start(quic: QuicLibrary): Promise<void> {
 }
 
 function accept(quic: QuicLibrary, connection: any): void {
+  const release = limits.acquire(String(connection.remoteHost).replace(/^::ffff:/, ''));
+  if (!release) {
+    connection.stop({ isApp: true, errorCode: 0, reason: new TextEncoder().encode('too many connections'), force: true }).catch(() => undefined);
+    return;
+  }
+  connection.addEventListener(quic.events.EventQUICConnectionStopped.name, release, { once: true });
   const id = nextId++;
   const entry: Bridged = { connection, writes: Promise.resolve(), inFlight: 0, closed: false };
   bridged.set(id, entry);

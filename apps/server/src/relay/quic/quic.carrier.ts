@@ -6,6 +6,7 @@ import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
 import { BridgedStream } from './bridged-stream';
 import type { FromWorker, ToWorker } from './quic-bridge-messages';
 import { startQuicWorker } from './quic-worker-launcher';
+import type { ConnectionCaps } from '../connection-limits';
 
 export interface QuicCarrierOptions {
   host: string;
@@ -16,6 +17,7 @@ export interface QuicCarrierOptions {
   maxDatagramBytes?: number;
   /** A connection must open its stream, and then send its hello, each within this. */
   handshakeTimeoutMs: number;
+  caps: ConnectionCaps;
 }
 
 const DEFAULT_MAX_DATAGRAM_BYTES = 1350;
@@ -54,11 +56,13 @@ export class QuicCarrier implements TunnelCarrier {
       maxDatagramBytes: this.options.maxDatagramBytes ?? DEFAULT_MAX_DATAGRAM_BYTES,
       idleTimeoutMs: QUIC_IDLE_TIMEOUT_MS,
       streamTimeoutMs: this.options.handshakeTimeoutMs,
+      caps: this.options.caps,
     });
     this.worker = worker;
     return new Promise((resolve, reject) => {
       worker.on('message', (message: FromWorker) => {
         if (message.t === 'listening') resolve({ port: message.port });
+        else if (message.t === 'refused') this.logger.warn(`QUIC: ${message.message}`);
         else if (message.t === 'failed') {
           void worker.terminate();
           reject(message.code === 'EADDRINUSE' || /EADDRINUSE/.test(message.message) ? new QuicPortInUseError(message.message) : new Error(`QUIC listener: ${message.message}`));

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 
-/** Caps on the connections UNIFIED_PORT holds at once (TUNNEL_MAX_CONNECTIONS*). */
+/** Caps on the connections UNIFIED_PORT holds at once, per carrier (TUNNEL_MAX_CONNECTIONS*). */
 export interface ConnectionCaps {
   perAddress: number;
   total: number;
@@ -8,7 +8,8 @@ export interface ConnectionCaps {
 
 /**
  * Counts open connections per source address and overall, and refuses one over either cap before
- * TLS starts, so one address cannot hold the port's sockets (or the server's file descriptors).
+ * TLS starts (or, on QUIC, right after the handshake), so one address cannot hold the port's
+ * connections (or the server's memory and file descriptors).
  * Refusals are counted and reported at most once per interval, so a flood cannot flood the log.
  */
 export class ConnectionLimits {
@@ -23,18 +24,31 @@ export class ConnectionLimits {
     private readonly reportIntervalMs = 10_000,
   ) {}
 
-  /** Admits the socket (released when it closes) or destroys it; returns whether it was admitted. */
-  admit(socket: Socket): boolean {
-    const address = sourceAddress(socket);
+  /** Counts a connection from `address` and returns its release, or null (over a cap: refuse it). */
+  acquire(address: string): (() => void) | null {
     const held = this.perAddress.get(address) ?? 0;
     if (held >= this.caps.perAddress || this.total >= this.caps.total) {
-      socket.destroy();
       this.refused(held >= this.caps.perAddress ? `${address} holds ${held} (TUNNEL_MAX_CONNECTIONS_PER_ADDRESS)` : `${this.total} open (TUNNEL_MAX_CONNECTIONS)`);
-      return false;
+      return null;
     }
     this.perAddress.set(address, held + 1);
     this.total++;
-    socket.once('close', () => this.release(address));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release(address);
+    };
+  }
+
+  /** A TCP connection: admitted (released when it closes) or destroyed; returns whether it was admitted. */
+  admit(socket: Socket): boolean {
+    const release = this.acquire(sourceAddress(socket));
+    if (!release) {
+      socket.destroy();
+      return false;
+    }
+    socket.once('close', release);
     return true;
   }
 
