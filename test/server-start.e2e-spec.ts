@@ -4,11 +4,12 @@
  * provider completes a device-grant login whose token the server accepts. Also: start-up refusals.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceGrantLogin } from './fixtures/oidc';
+import { cliHome, svc, svcLogin } from './fixtures/svc-cli';
 
 const ROOT = resolve(__dirname, '..');
 const MAIN = join(ROOT, 'apps/server/dist/main.js');
@@ -111,6 +112,12 @@ describe('npm start on the embedded defaults', () => {
     expect(started.stdout()).not.toContain(tokens.access_token.split('.')[2]);
   });
 
+  it('writes JSON lines when stdout is not a terminal, with the start banner and no route lines', () => {
+    const lines = started.stdout().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.map((l) => l.msg)).toContainEqual(expect.stringMatching(/^tunnel certificate SHA-256 fingerprint: [0-9a-f]{64} \(runtimes: --pin sha256:[0-9a-f]{64} or --ca /));
+    expect(started.stdout()).not.toMatch(/Mapped \{/);
+  });
+
   it('serves its OpenAPI document', async () => {
     const res = await fetch(`http://127.0.0.1:${restPort}/openapi.json`);
     expect(res.status).toBe(200);
@@ -119,6 +126,109 @@ describe('npm start on the embedded defaults', () => {
     // Request bodies are described, so dashboards can generate clients from the document.
     expect(doc.components.schemas.RequestRegistrationInput.required).toEqual(['device_info', 'owner_scope', 'device_id', 'public_key']);
     expect(doc.components.schemas.AddAccessInput.required).toEqual(['email_or_org_id', 'role']);
+  });
+});
+
+/** IPv4 addresses with a socket bound to `port` (TCP listening, or UDP), from the kernel's own tables. */
+function boundAddresses(protocol: 'tcp' | 'udp', port: number): string[] {
+  const listening = protocol === 'tcp' ? '0A' : '07';
+  return readFileSync(`/proc/net/${protocol}`, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, , state]) => state === listening && parseInt(local.split(':')[1], 16) === port)
+    .map(([, local]) => Buffer.from(local.split(':')[0], 'hex').reverse().join('.'));
+}
+
+describe('listen address and the default admin key', () => {
+  const start = async (env: Record<string, string>) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listen-'));
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const started = startServer({ DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs'), ...env });
+    try {
+      await waitForHealth(`http://127.0.0.1:${restPort}/health`, started);
+      return { rest: boundAddresses('tcp', restPort), tunnel: boundAddresses('tcp', tunnelPort), quic: boundAddresses('udp', tunnelPort), stdout: started.stdout() };
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('binds loopback only with the default admin key, and says so', async () => {
+    const { rest, tunnel, quic, stdout } = await start({});
+    expect({ rest, tunnel, quic }).toEqual({ rest: ['127.0.0.1'], tunnel: ['127.0.0.1'], quic: ['127.0.0.1'] });
+    expect(stdout).toMatch(/listening on 127\.0\.0\.1 only: ADMIN_KEY is the well-known default/);
+  });
+
+  it('binds every address when LISTEN_HOST says so, even with the default key', async () => {
+    const { rest, tunnel, quic, stdout } = await start({ LISTEN_HOST: '0.0.0.0' });
+    expect({ rest, tunnel, quic }).toEqual({ rest: ['0.0.0.0'], tunnel: ['0.0.0.0'], quic: ['0.0.0.0'] });
+    expect(stdout).not.toMatch(/only: ADMIN_KEY/);
+  });
+});
+
+describe('on a terminal', () => {
+  it('writes readable lines: the start banner, without JSON or route lines', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-tty-'));
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    let out = '';
+    // script(1) runs the server on a pseudo-terminal, as an operator's shell would.
+    const child = spawn('script', ['-qfec', `${process.execPath} ${MAIN}`, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout!.on('data', (d) => (out += d));
+    const exited = new Promise((res) => child.once('exit', res));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/server listening/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const lines = out.split(/\r?\n/).filter((l) => l.trim() !== '');
+      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} INFO  \[Relay\] tunnel certificate SHA-256 fingerprint: [0-9a-f]{64} \(runtimes: --pin sha256:[0-9a-f]{64} or --ca /));
+      expect(lines).toContainEqual(expect.stringMatching(/INFO  server listening url=http:\/\/127\.0\.0\.1:/));
+      expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
+      expect(out).not.toMatch(/Mapped \{/);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the development identity provider across a restart', () => {
+  it("still honours the CLI's refresh token after the server restarts on the same data directory", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-idp-restart-'));
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const env = { DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs') };
+    const url = `http://127.0.0.1:${restPort}`;
+    const home = cliHome({ url });
+    let started = startServer(env);
+    try {
+      await waitForHealth(`${url}/health`, started);
+      await svcLogin(home, 'dev@restart.test');
+
+      started.child.kill('SIGTERM');
+      await started.exited;
+      started = startServer(env);
+      await waitForHealth(`${url}/health`, started);
+
+      // The access token has expired: the next command must refresh it at the restarted provider.
+      const document = JSON.parse(readFileSync(home.credentialsPath, 'utf8'));
+      document.credentials.OAuth2Token.expires_at = 1;
+      writeFileSync(home.credentialsPath, JSON.stringify(document));
+      const listed = await svc(home, ['devices', 'list', '--json']);
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(readFileSync(home.credentialsPath, 'utf8')).credentials.OAuth2Token.expires_at).toBeGreaterThan(Date.now() / 1000);
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+      home.remove();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -10,7 +10,10 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
-import { readHello, TUNNEL_ALPN } from '@svc/common';
+import { encodeDataFrames, encodeStreamArgs, FrameType, readHello, TUNNEL_ALPN } from '@svc/common';
+import { OperationRegistry } from '../apps/runtime/src/supervisor/operation-registry';
+import { RuntimeLogger } from '../apps/runtime/src/logging/runtime-logger';
+import { StreamRouter } from '../apps/runtime/src/tunnel/stream-router';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
@@ -18,6 +21,7 @@ import { registerDevice, startTestServer, TestServer } from './fixtures/test-ser
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { dialQuicStream } from './fixtures/quic-dial';
 import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
+import type { TunnelSession } from '../apps/server/src/relay/tunnel-carrier';
 
 describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
   const other = carrier === 'tcp' ? 'quic' : 'tcp';
@@ -159,6 +163,37 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     });
   });
 
+  describe('protocol errors', () => {
+    const SETTINGS = Buffer.from('000000040000000000', 'hex');
+    it.each([
+      ['a PUSH_PROMISE', Buffer.from('00000405040000000100000002', 'hex')],
+      ['a SETTINGS frame of a bad length', Buffer.from('0000050400000000000102030405', 'hex')],
+      ['a 16 MiB frame', Buffer.concat([Buffer.from('ffffff000000000001', 'hex'), Buffer.alloc(64 * 1024)])],
+    ])('closes a tunnel on %s after a valid hello, at once and with the reason, and the device shows offline', async (_name, garbage) => {
+      const id = `garbage-${garbage.length}`;
+      const key = await device(id);
+      const socket: Duplex = carrier === 'quic' ? await dialQuicStream({ port: server.tunnel!.port, caFile: server.tunnel!.caFile }) : connect({ host: '127.0.0.1', servername: 'localhost', port: server.tunnel!.port, ca: readFileSync(server.tunnel!.caFile), ALPNProtocols: [TUNNEL_ALPN] });
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      try {
+        if (carrier === 'tcp') await once(socket, 'secureConnect');
+        socket.write(encodeLengthPrefixed({ v: 1, api_key: key, runtime: { version: '0.0.0-raw', boot_id: 'raw' } }));
+        expect(await readHello(socket)).toMatchObject({ ok: true, device_id: id });
+        socket.resume();
+        let session: TunnelSession | undefined;
+        await waitUntil(async () => (session = server.app.get(TunnelRegistry).sessionOf(id)) !== undefined);
+        const reason = new Promise<string>((resolve) => session!.onClosed(resolve));
+        socket.write(Buffer.concat([SETTINGS, garbage]));
+        expect(await reason).toMatch(/^protocol error/);
+        expect(server.app.get(TunnelRegistry).sessionOf(id)).toBeUndefined();
+        expect(await status(id)).toMatchObject({ status: 'offline' });
+        await closed;
+      } finally {
+        socket.destroy();
+      }
+    });
+  });
+
   describe('exec', () => {
     let bob: Caller;
     let mallory: Caller;
@@ -189,6 +224,34 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     it('feeds stdin', async () => {
       const res = await exec({ device: 'ex-1', command: ['cat'], stdin: 'piped ✓\n' });
       expect(res.body).toEqual({ output: 'piped ✓\n', exit_code: 0, timed_out: false });
+    });
+
+    it("reports a device handler's failure after it answered as that error, not as an offline device", async () => {
+      // The runtime's own StreamRouter, with an exec handler that fails once output has started.
+      const router = new StreamRouter(
+        {
+          exec: async (stream) => {
+            stream.respond({ ':status': 200 });
+            stream.write(encodeDataFrames(FrameType.STDOUT, Buffer.from('partial\n'))[0]);
+            throw new Error('disk on fire');
+          },
+        },
+        new OperationRegistry(),
+        new RuntimeLogger('error', () => undefined),
+      );
+      await device('ex-fail');
+      const failing = await connectRuntimeStub({
+        carrier,
+        port: server.tunnel!.port,
+        ca: server.tunnel!.caFile,
+        apiKey: keys.get('ex-fail')!,
+        handlers: { exec: (stream, args) => router.handle(stream, { ':method': 'POST', ':path': '/v1/exec', 'svc-args': encodeStreamArgs(args) }) },
+      });
+      stubs.push(failing);
+      await waitUntil(async () => (await status('ex-fail')).status === 'online');
+      expectError(await exec({ device: 'ex-fail', command: ['true'] }), 500, 'INTERNAL', 'The runtime failed to run the operation');
+      const lines = await ndjson({ device: 'ex-fail', command: ['true'] });
+      expect(lines).toEqual([{ stream: 'stdout', data: 'partial\n' }, { error: 'The runtime failed to run the operation', code: 'INTERNAL' }]);
     });
 
     it('reports a timeout', async () => {

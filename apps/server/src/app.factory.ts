@@ -11,6 +11,13 @@ import { jsonBodyMiddleware } from './common/json-body.middleware';
 import { ADMIN_KEY_HEADER } from './auth/admin-key';
 import { installClientErrorHandler } from './common/client-error.handler';
 
+/**
+ * REST_PORT against slow clients (slowloris): a request's headers must arrive within 15 s (Node
+ * checks every 30 s, so a trickle is cut within 45 s). The whole request has no deadline: uploads
+ * stream files of any size at the client's speed. An idle keep-alive connection closes after 5 s.
+ */
+const REST_TIMEOUTS = { headersTimeout: 15_000, requestTimeout: 0, keepAliveTimeout: 5_000 } as const;
+
 /** Builds the HTTP application; main.ts and the end-to-end tests both start the server this way. */
 export async function createServerApp(config: ServerConfig, options: AppOptions & { logger?: JsonLogger } = {}): Promise<NestExpressApplication> {
   const logger = options.logger ?? new JsonLogger(config.logLevel);
@@ -25,6 +32,7 @@ export async function createServerApp(config: ServerConfig, options: AppOptions 
   app.use(jsonBodyMiddleware());
   app.useGlobalPipes(strictValidationPipe());
   app.disable('x-powered-by');
+  Object.assign(app.getHttpServer(), REST_TIMEOUTS);
   installClientErrorHandler(app.getHttpServer());
   app.enableShutdownHooks();
 

@@ -37,6 +37,9 @@ async function main(): Promise<void> {
     issuer: config.oauth.issuer,
     staging: config.staging,
   });
+  if (config.loopbackForDefaultKey) {
+    logger.warn(`listening on ${config.listenHost} only: ADMIN_KEY is the well-known default; set ADMIN_KEY, or LISTEN_HOST=0.0.0.0 to serve other hosts anyway`, 'Bootstrap');
+  }
   if (!config.tls) logger.warn('no TLS certificates found; serving plain HTTP (staging only)', 'Bootstrap');
 }
 

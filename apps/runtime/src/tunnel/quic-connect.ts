@@ -5,6 +5,7 @@ import { TUNNEL_ALPN } from '@svc/common';
 import { loadQuic } from './quic-module';
 import { untrustedQuicReason } from './quic-trust';
 import type { TunnelTrust } from './tls-trust';
+import { untrustedServer } from './untrusted-server';
 
 export interface QuicDialOptions {
   host: string;
@@ -13,6 +14,8 @@ export interface QuicDialOptions {
   timeoutMs: number;
   /** Largest UDP payload this runtime sends. */
   maxDatagramBytes: number;
+  /** The fingerprint the server announces, for the hint when its certificate is not trusted. */
+  announcedSha256?: string;
 }
 
 /** Per-stream and connection receive windows: enough in flight for a fast path, bounded memory. */
@@ -74,7 +77,9 @@ export async function dialQuic(options: QuicDialOptions): Promise<Duplex> {
     );
   } catch (error) {
     const why = refusal ?? (error as Error).message;
-    throw new Error(`QUIC connection to ${host}:${port} failed: ${why}`);
+    const message = `QUIC connection to ${host}:${port} failed: ${why}`;
+    if (refusal !== undefined || error instanceof quic.LocalTlsError) throw untrustedServer(message, trust, options.announcedSha256);
+    throw new Error(message);
   }
   const stream = client.connection.newStream('bidi');
   const duplex = Duplex.fromWeb({ readable: stream.readable, writable: stream.writable });

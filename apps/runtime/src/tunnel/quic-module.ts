@@ -17,6 +17,8 @@ export interface QuicClientLibrary {
   CryptoError: Record<string, number>;
   Logger: any;
   LogLevel: Record<string, number>;
+  /** Thrown when this side's TLS check of the server's certificate fails. */
+  LocalTlsError: new (...args: any[]) => Error;
 }
 
 let loaded: Promise<QuicClientLibrary> | undefined;
@@ -32,7 +34,7 @@ async function load(): Promise<QuicClientLibrary> {
   const quic = await dynamicImport(pathToFileURL(join(quicPackage, '..', 'dist', 'index.js')).href);
   const logger = await dynamicImport(pathToFileURL(join(loggerPackage, '..', 'dist', 'index.js')).href);
   tuneCongestionControl(quic.native.quiche);
-  return { QUICClient: quic.QUICClient, events: quic.events, CryptoError: quic.native.CryptoError, Logger: logger.default, LogLevel: logger.LogLevel };
+  return { QUICClient: quic.QUICClient, events: quic.events, CryptoError: quic.native.CryptoError, Logger: logger.default, LogLevel: logger.LogLevel, LocalTlsError: quic.errors.ErrorQUICConnectionLocalTLS };
 }
 
 /**

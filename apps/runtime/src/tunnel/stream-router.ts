@@ -2,6 +2,8 @@ import { constants as http2Constants, IncomingHttpHeaders, ServerHttp2Stream } f
 import {
   decodeStreamArgs,
   DomainError,
+  errorFrame,
+  FRAMED_TUNNEL_OPS,
   StreamRefusal,
   TUNNEL_HEADERS,
   TunnelOp,
@@ -45,8 +47,8 @@ export class StreamRouter {
     const log = this.log.child({ request_id: requestId, path });
     const context: StreamContext = { requestId, actor: single(headers[TUNNEL_HEADERS.actor]), log, operations: this.operations };
     stream.on('error', (error) => log.debug('stream error', { error }));
+    const op = tunnelOpFromPath(path);
     try {
-      const op = tunnelOpFromPath(path);
       if (headers[':method'] !== 'POST' || op === undefined) throw new RefusedStream(404, 'NOT_FOUND', `Unknown operation ${path}`);
       const handler = this.handlers[op];
       if (!handler) throw new RefusedStream(404, 'NOT_FOUND', `Operation ${op} is not supported by this runtime`);
@@ -54,18 +56,20 @@ export class StreamRouter {
       log.info('operation', { op, actor: context.actor });
       await handler(stream, args, context);
     } catch (error) {
-      this.refuse(stream, error, log);
+      this.refuse(stream, error, log, op);
     }
   }
 
-  private refuse(stream: ServerHttp2Stream, error: unknown, log: RuntimeLogger): void {
+  private refuse(stream: ServerHttp2Stream, error: unknown, log: RuntimeLogger, op: TunnelOp | undefined): void {
     const refusal = refusalFor(error);
     if (refusal.status >= 500) log.error('operation failed', { error });
     else log.info('operation refused', { code: refusal.body.code, message: refusal.body.message });
     if (stream.destroyed) return;
     if (stream.headersSent) {
-      // Too late for a status: the handler failed mid-stream.
-      stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR);
+      // Too late for a status: the handler failed mid-stream. A framed body says why in its last
+      // frame (so the user reads the cause, not "device offline"); a byte stream can only be reset.
+      if (op !== undefined && FRAMED_TUNNEL_OPS.has(op) && !stream.writableEnded) stream.end(errorFrame(refusal.body));
+      else stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR);
       return;
     }
     stream.respond({ ':status': refusal.status, 'content-type': 'application/json' });

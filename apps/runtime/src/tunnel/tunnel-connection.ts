@@ -17,12 +17,15 @@ import type { OperationRegistry } from '../supervisor/operation-registry';
 import { dialQuic } from './quic-connect';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
+import { isCertificateError, untrustedServer } from './untrusted-server';
 
 const DEPLOYMENT_CHANNEL_PATH = tunnelPath(TUNNEL_OPS.deployments);
 
 const CONNECT_TIMEOUT_MS = 15_000;
 /** How long a graceful close waits for streams to finish before cutting the connection. */
 const CLOSE_GRACE_MS = 2000;
+/** The part of a GOAWAY's debug data logged as the server's reason. */
+const MAX_REASON_BYTES = 200;
 
 /** The two carriers on the tunnel port: QUIC on udp, TLS on tcp. */
 export type TunnelCarrierName = 'quic' | 'tcp';
@@ -32,6 +35,8 @@ export interface TunnelTarget {
   port: number;
   /** What the server announces (GET /auth/config); unknown when the address was given with --tunnel. */
   transports?: TunnelCarrierName[];
+  /** The certificate fingerprint the server announces; only ever shown in a hint, never trusted. */
+  certificateSha256?: string;
 }
 
 export interface TunnelConnectOptions {
@@ -80,7 +85,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const socket: Duplex =
     options.carrier === 'quic'
-      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, maxDatagramBytes: options.quicMaxDatagramBytes })
+      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, maxDatagramBytes: options.quicMaxDatagramBytes, announcedSha256: target.certificateSha256 })
       : await connectTls(target, trust, timeoutMs);
   let answer;
   try {
@@ -123,17 +128,25 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   const deadAfterMs = answer.heartbeat_secs * TUNNEL_LIMITS.runtimeDeadAfterBeats * 1000;
   const watchdog = setTimeout(() => end(`no keep-alive from the server for ${deadAfterMs / 1000} s`), deadAfterMs);
   let shuttingDown = false;
+  /** Why the server said it is closing the tunnel (its GOAWAY), which explains whatever ends it next. */
+  let serverReason: string | undefined;
   const end = (reason: string) => {
     clearTimeout(watchdog);
     session?.destroy();
     socket.destroy();
-    settle(shuttingDown ? 'shutdown' : reason);
+    settle(shuttingDown ? 'shutdown' : serverReason ? `server closed the tunnel: ${serverReason}` : reason);
   };
   session?.on('ping', () => {
     watchdog.refresh();
   });
   session?.on('error', (error) => log.debug('tunnel session error', { error }));
-  session?.on('goaway', (code) => log.info('server closing the tunnel', { code }));
+  session?.on('goaway', (code: number, _lastStreamId: number, data?: Buffer) => {
+    if (serverReason !== undefined) return;
+    serverReason = goawayReason(code, data);
+    log.info('server closing the tunnel', { code, reason: serverReason });
+    // The server cuts the connection shortly; hanging up now lets the loop reconnect at once.
+    setImmediate(() => end('tunnel session closed'));
+  });
   session?.on('close', () => end('tunnel session closed'));
   socket.on('error', (error) => end(`tunnel connection failed: ${error.message}`));
   socket.on('close', () => end('tunnel connection closed by the server'));
@@ -155,6 +168,12 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   };
 }
 
+/** The GOAWAY's debug data as one printable line (the server puts its reason there), or the code. */
+function goawayReason(code: number, data: Buffer | undefined): string {
+  const text = (data ?? Buffer.alloc(0)).toString('utf8', 0, Math.min(data?.length ?? 0, MAX_REASON_BYTES)).replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return text || `GOAWAY code ${code}`;
+}
+
 function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = connect(tlsConnectOptions(target.host, target.port, trust));
@@ -165,7 +184,10 @@ function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number)
       reject(error);
     };
     const timer = setTimeout(() => fail(new Error(`no TLS connection to ${target.host}:${target.port} within ${timeoutMs / 1000} s`)), timeoutMs);
-    const onError = (error: Error) => fail(new Error(`TLS connection to ${target.host}:${target.port} failed: ${error.message}`));
+    const onError = (error: Error) => {
+      const message = `TLS connection to ${target.host}:${target.port} failed: ${error.message}`;
+      fail(isCertificateError(error) ? untrustedServer(message, trust, target.certificateSha256) : new Error(message));
+    };
     socket.once('error', onError);
     socket.once('secureConnect', () => {
       clearTimeout(timer);
@@ -173,7 +195,7 @@ function connectTls(target: TunnelTarget, trust: TunnelTrust, timeoutMs: number)
       // Later errors are handled by whoever holds the socket; none may go unheard.
       socket.on('error', () => undefined);
       const distrust = untrustedReason(socket, trust);
-      if (distrust) fail(new Error(distrust));
+      if (distrust) fail(untrustedServer(distrust, trust, target.certificateSha256));
       else resolve(socket);
     });
   });

@@ -9,11 +9,12 @@ export function serverHost(url: URL): string {
 /** The tunnel listens on the server's host, on the port (and carriers) `GET /auth/config` announces. */
 export async function discoverTunnel(api: ServerApi): Promise<TunnelTarget> {
   const answer = await api.get('/auth/config');
-  const tunnel = (answer.body as { tunnel?: { port?: unknown; transports?: unknown } } | undefined)?.tunnel;
+  const tunnel = (answer.body as { tunnel?: { port?: unknown; transports?: unknown; certificate_sha256?: unknown } } | undefined)?.tunnel;
   if (answer.status !== 200) throw new Error(`GET /auth/config answered HTTP ${answer.status}; give the tunnel address with --tunnel host:port`);
   if (typeof tunnel?.port !== 'number') throw new Error('the server announces no tunnel endpoint (GET /auth/config); give one with --tunnel host:port');
   // A server from before QUIC announces no transports: it has TLS over TCP only.
   const announced = Array.isArray(tunnel.transports) ? tunnel.transports : ['tcp'];
   const transports = announced.filter((name): name is TunnelCarrierName => name === 'quic' || name === 'tcp');
-  return { host: serverHost(api.baseUrl), port: tunnel.port, transports };
+  const announced256 = typeof tunnel.certificate_sha256 === 'string' && /^[0-9a-f]{64}$/.test(tunnel.certificate_sha256) ? tunnel.certificate_sha256 : undefined;
+  return { host: serverHost(api.baseUrl), port: tunnel.port, transports, certificateSha256: announced256 };
 }

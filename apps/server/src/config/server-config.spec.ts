@@ -69,7 +69,11 @@ const ROWS: Row[] = [
   { name: 'PUBLIC_ADDRESS', read: (c) => c.publicAddress, unset: 'localhost', good: [['svc.example.com', 'svc.example.com'], ['10.0.0.5', '10.0.0.5']], bad: ['https://svc.example.com', 'svc.example.com:443', 'a b'] },
   { name: 'UNIFIED_PORT', read: (c) => c.unifiedPort, unset: 8084, good: [['443', 443], ['0', 0], ['65535', 65535]], bad: PORT_BAD },
   { name: 'REST_PORT', read: (c) => c.restPort, unset: 8085, good: [['8080', 8080]], bad: PORT_BAD },
-  { name: 'LISTEN_HOST', read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1'], ['::1', '::1'], ['localhost', 'localhost']], bad: ['0.0.0.0:8085', 'http://x', '///'] },
+  { name: 'LISTEN_HOST', env: { ADMIN_KEY: 'a-key-of-our-own' }, read: (c) => c.listenHost, unset: '0.0.0.0', good: [['127.0.0.1', '127.0.0.1'], ['::1', '::1'], ['localhost', 'localhost']], bad: ['0.0.0.0:8085', 'http://x', '///'] },
+  { name: 'TUNNEL_HANDSHAKE_TIMEOUT_MS', read: (c) => c.connections.handshakeTimeoutMs, unset: 10000, good: [['100', 100], ['300000', 300000]], bad: ['99', '300001', 'soon'] },
+  { name: 'TUNNEL_CLIENT_IDLE_TIMEOUT_MS', read: (c) => c.connections.clientIdleTimeoutMs, unset: 60000, good: [['1500', 1500]], bad: ['0', '3600001'] },
+  { name: 'TUNNEL_MAX_CONNECTIONS_PER_ADDRESS', read: (c) => c.connections.caps.perAddress, unset: 256, good: [['1', 1], ['5000', 5000]], bad: ['0', '-1'] },
+  { name: 'TUNNEL_MAX_CONNECTIONS', read: (c) => c.connections.caps.total, unset: 10000, good: [['20000', 20000]], bad: ['0', 'many'] },
   { name: 'TUNNEL_QUIC', read: (c) => c.quic !== null, unset: true, good: [['false', false], ['1', true]], bad: ['maybe'] },
   { name: 'TUNNEL_QUIC_MAX_DATAGRAM', read: (c) => c.quic?.maxDatagramBytes, unset: 1350, good: [['1200', 1200], ['65000', 65000]], bad: ['1199', '65528', 'big'] },
   // Staging accepts any admin key; the production rules are tested below.
@@ -149,6 +153,12 @@ describe('loadServerConfig', () => {
         expect(err.message).toContain(`(got "${raw}")`);
       });
     }
+  });
+
+  it('binds loopback only while the default admin key is in use and LISTEN_HOST is unset', () => {
+    expect(load({})).toMatchObject({ listenHost: '127.0.0.1', loopbackForDefaultKey: true });
+    expect(load({ ADMIN_KEY: DEFAULT_ADMIN_KEY, LISTEN_HOST: '0.0.0.0' })).toMatchObject({ listenHost: '0.0.0.0', loopbackForDefaultKey: false });
+    expect(load({ ADMIN_KEY: 'a-key-of-our-own' })).toMatchObject({ listenHost: '0.0.0.0', loopbackForDefaultKey: false });
   });
 
   it('reports every bad variable in one error', () => {

@@ -19,9 +19,13 @@ export interface ServerConfig {
   unifiedPort: number;
   restPort: number;
   listenHost: string;
+  /** LISTEN_HOST was unset and the default admin key is in use, so the server binds loopback only. */
+  loopbackForDefaultKey: boolean;
   /** The QUIC carrier on UNIFIED_PORT/udp; null when TUNNEL_QUIC=false. */
   quic: { maxDatagramBytes: number } | null;
   tls: { certFile: string; keyFile: string } | null;
+  /** Limits on UNIFIED_PORT's connections (docs/security.md, "Connection limits"). */
+  connections: { handshakeTimeoutMs: number; clientIdleTimeoutMs: number; caps: { perAddress: number; total: number } };
   adminKey: string;
   /**
    * Key material for what the server seals at rest (see server-secret.ts): SERVER_SECRET,
@@ -41,6 +45,9 @@ export interface ServerConfig {
 }
 
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
+
+const LOOPBACK = '127.0.0.1';
+const ALL_IPV4 = '0.0.0.0';
 
 /** Parses and validates the whole environment once; throws ConfigError naming every bad variable. */
 export function loadServerConfig(env: Record<string, string | undefined>): ServerConfig {
@@ -65,6 +72,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
   if (problems.length > 0) throw new ConfigError(problems);
   const serverSecret = configuredSecret ?? loadOrCreateServerSecret(join(dataDir, SERVER_SECRET_FILE_NAME));
 
+  const loopbackForDefaultKey = raw.listenHost === undefined && raw.adminKey === DEFAULT_ADMIN_KEY;
   const devIdentityProvider = raw.oauthIssuer ? null : { port: raw.devIdpPort, keysFile: join(dataDir, 'dev-idp', 'jwks.json') };
   const issuer = raw.oauthIssuer ?? `http://localhost:${raw.devIdpPort}/`;
   const audience = raw.oauthAudience ?? issuer.replace(/\/$/, '');
@@ -80,9 +88,15 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     publicAddress: raw.publicAddress!,
     unifiedPort: raw.unifiedPort,
     restPort: raw.restPort,
-    listenHost: raw.listenHost!,
+    listenHost: raw.listenHost ?? (loopbackForDefaultKey ? LOOPBACK : ALL_IPV4),
+    loopbackForDefaultKey,
     quic: raw.tunnelQuic ? { maxDatagramBytes: raw.tunnelQuicMaxDatagram } : null,
     tls,
+    connections: {
+      handshakeTimeoutMs: raw.handshakeTimeoutMs,
+      clientIdleTimeoutMs: raw.clientIdleTimeoutMs,
+      caps: { perAddress: raw.maxConnectionsPerAddress, total: raw.maxConnections },
+    },
     adminKey: raw.adminKey!,
     serverSecret: Buffer.from(serverSecret, 'utf8'),
     adminEmails: raw.adminEmails,

@@ -1,4 +1,4 @@
-import { isEmail, v } from '@svc/common';
+import { isEmail, v, VariableSpec } from '@svc/common';
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -6,6 +6,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
 
 const DOMAIN = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
+
+/** The same variable, parsed to undefined when unset, so the config can choose a default from other values. */
+function optional<T>(spec: VariableSpec<T>, defaultText: string): VariableSpec<T | undefined> {
+  return { ...spec, defaultText, parse: (raw) => (raw === undefined ? undefined : spec.parse(raw)) };
+}
 
 /** Every variable the server reads. Nothing else in the server touches process.env. */
 export const SERVER_VARIABLES = {
@@ -32,9 +37,34 @@ export const SERVER_VARIABLES = {
   publicAddress: v.host('PUBLIC_ADDRESS', 'Public host name of the server; used to check the SNI of incoming tunnel connections for device-id prefixes.', 'localhost'),
   unifiedPort: v.port('UNIFIED_PORT', 'Port for runtime connections and tunnel traffic (TCP and UDP); map it to 443.', 8084),
   restPort: v.port('REST_PORT', 'Port for the REST API; typically mapped to 8080.', 8085),
-  listenHost: v.host('LISTEN_HOST', 'Address the server binds to.', '0.0.0.0'),
+  listenHost: optional(
+    v.host('LISTEN_HOST', 'Address the server binds to (`REST_PORT` and `UNIFIED_PORT`). Unset: `0.0.0.0` (all IPv4 addresses), except while `ADMIN_KEY` is the well-known default: then `127.0.0.1` only, so nobody else can use that key; set `LISTEN_HOST` to serve other hosts anyway.', '0.0.0.0'),
+    '`0.0.0.0`; `127.0.0.1` with the default `ADMIN_KEY`',
+  ),
   tunnelQuic: v.boolean('TUNNEL_QUIC', 'false: no QUIC carrier on `UNIFIED_PORT`/udp; runtimes in `auto` mode then use TLS over TCP.', true),
   tunnelQuicMaxDatagram: v.integer('TUNNEL_QUIC_MAX_DATAGRAM', 'Largest UDP payload the QUIC carrier sends, in bytes; raise it only where the path MTU allows (e.g. loopback, jumbo frames).', 1350, 1200, 65527),
+  handshakeTimeoutMs: v.integer(
+    'TUNNEL_HANDSHAKE_TIMEOUT_MS',
+    'A TCP connection to `UNIFIED_PORT` must finish its TLS handshake (a QUIC connection: open its stream) within this many milliseconds, and a runtime must then send its hello within as long again; otherwise it is closed.',
+    10_000,
+    100,
+    300_000,
+  ),
+  clientIdleTimeoutMs: v.integer(
+    'TUNNEL_CLIENT_IDLE_TIMEOUT_MS',
+    'A client (CLI, MCP) connection to `UNIFIED_PORT` with no open stream for this many milliseconds is closed; the client reconnects on its next command.',
+    60_000,
+    100,
+    3_600_000,
+  ),
+  maxConnectionsPerAddress: v.integer(
+    'TUNNEL_MAX_CONNECTIONS_PER_ADDRESS',
+    'Connections to `UNIFIED_PORT` one source address may hold at once on each carrier (runtimes, clients and handshakes in progress); further ones are refused. Raise it when many devices share one public address (NAT).',
+    256,
+    1,
+    1_000_000,
+  ),
+  maxConnections: v.integer('TUNNEL_MAX_CONNECTIONS', 'Connections to `UNIFIED_PORT` held at once from all addresses, on each carrier; further ones are refused.', 10_000, 1, 1_000_000),
   adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
   serverSecret: {
     ...v.string(

@@ -1,5 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { FileOidcStore } from './file-adapter';
 import { handleInteraction, isInteractionRequest } from './interaction-routes';
 import type { OidcProviderModule } from './oidc-provider.types';
 import { errorPage } from './pages';
@@ -17,6 +19,8 @@ export interface DevIdentityProviderOptions {
   audience?: string;
   /** Private signing keys; created on first start, reused afterwards. */
   keysFile: string;
+  /** Grants, refresh tokens and sessions, kept across restarts; default `grants.json` beside the keys. */
+  stateFile?: string;
   /** Lifetime of access tokens; default 3600. */
   accessTokenTtlSeconds?: number;
 }
@@ -60,7 +64,7 @@ export async function startDevIdentityProvider(opts: DevIdentityProviderOptions)
     const oidc = require('oidc-provider') as OidcProviderModule;
     const provider = new oidc.Provider(
       issuer,
-      providerConfiguration(oidc, { audience, resource, accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 3600, keys }),
+      providerConfiguration(oidc, { audience, resource, accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 3600, keys, store: new FileOidcStore(opts.stateFile ?? join(dirname(opts.keysFile), 'grants.json')) }),
     );
     const callback = provider.callback();
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

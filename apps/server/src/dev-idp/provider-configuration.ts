@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { OidcProviderModule, ProviderContext } from './oidc-provider.types';
 import { errorPage, successPage, userCodeConfirmPage, userCodeInputPage } from './pages';
 import type { SigningKeySet } from './signing-keys';
+import type { FileOidcStore } from './file-adapter';
 
 export const CLI_CLIENT_ID = 'svc-cli';
 export const CLI_SCOPES = 'openid email profile offline_access';
@@ -14,6 +15,8 @@ export interface ProviderSettings {
   resource: string;
   accessTokenTtlSeconds: number;
   keys: SigningKeySet;
+  /** Where grants and refresh tokens live, so they survive a restart. */
+  store: FileOidcStore;
 }
 
 /**
@@ -35,6 +38,7 @@ function findAccount(_ctx: unknown, sub: string) {
 export function providerConfiguration(oidc: OidcProviderModule, settings: ProviderSettings): Record<string, unknown> {
   const { audience, resource, accessTokenTtlSeconds } = settings;
   return {
+    adapter: (model: string) => settings.store.adapter(model),
     jwks: settings.keys,
     clients: [
       {

@@ -1,7 +1,9 @@
 import { createServer, Http2Server, ServerHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TUNNEL_HTTP2 } from '@svc/common';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { closeWhenIdle } from '../relay/tcp/idle-session';
 import { ClientStreamRouter } from './client-stream.router';
 
 /** ALPN of client connections on UNIFIED_PORT: plain HTTP/2, so any HTTP/2 client can speak it. */
@@ -20,7 +22,7 @@ export class ClientStreamGateway {
   private readonly server: Http2Server;
   private readonly logger = new Logger('ClientStreams');
 
-  constructor(router: ClientStreamRouter) {
+  constructor(router: ClientStreamRouter, @Inject(SERVER_CONFIG) config: ServerConfig) {
     this.server = createServer({
       settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams, enablePush: false },
       maxSessionMemory: MAX_SESSION_MEMORY_MB,
@@ -28,6 +30,7 @@ export class ClientStreamGateway {
     this.server.on('session', (session: ServerHttp2Session) => {
       session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
       session.on('error', (err) => this.logger.debug(`client session: ${err.message}`));
+      closeWhenIdle(session, config.connections.clientIdleTimeoutMs);
     });
     this.server.on('stream', (stream, headers) => void router.serve(stream, headers));
   }

@@ -5,7 +5,7 @@ import { requestContext } from './request-context';
 
 function capture(level: LogLevel) {
   const lines: string[] = [];
-  const logger = new JsonLogger(level, (line) => lines.push(line));
+  const logger = new JsonLogger(level, (line) => lines.push(line), 'json');
   const entries = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   return { logger, lines, entries };
 }
@@ -129,6 +129,44 @@ describe('JsonLogger', () => {
       'status=approved',
     ])('leaves %j alone', (text) => {
       expect(redactSecrets(text)).toBe(text);
+    });
+  });
+
+  describe('on a terminal', () => {
+    const pretty = (level: LogLevel) => {
+      const lines: string[] = [];
+      return { logger: new JsonLogger(level, (line) => lines.push(line), 'pretty'), lines };
+    };
+
+    it('writes readable lines: time, level, context, message, then fields', () => {
+      const { logger, lines } = pretty('info');
+      logger.log('tunnel up: device d1', 'TunnelRegistry');
+      logger.event('info', 'request', { method: 'GET', path: '/me', status: 200, user: 'a b' });
+      expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  \[TunnelRegistry\] tunnel up: device d1$/);
+      expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  request method=GET path=\/me status=200 user="a b"$/);
+    });
+
+    it('still redacts secrets', () => {
+      const { logger, lines } = pretty('info');
+      logger.log(`registered with svc_${'k'.repeat(43)}`);
+      expect(lines[0]).toContain('<redacted-api-key>');
+    });
+  });
+
+  describe("Nest's start-up lines", () => {
+    it.each(['RouterExplorer', 'RoutesResolver', 'InstanceLoader', 'NestFactory', 'NestApplication'])('are written at debug, not info (%s)', (context) => {
+      const atInfo = capture('info');
+      atInfo.logger.log('Mapped {/devices, GET} route', context);
+      expect(atInfo.lines).toEqual([]);
+      const atDebug = capture('debug');
+      atDebug.logger.log('Mapped {/devices, GET} route', context);
+      expect(atDebug.entries()).toEqual([expect.objectContaining({ level: 'debug', context })]);
+    });
+
+    it('leave other contexts at their level', () => {
+      const { logger, entries } = capture('info');
+      logger.log('tunnel certificate SHA-256 fingerprint: ab', 'Relay');
+      expect(entries()).toEqual([expect.objectContaining({ level: 'info', context: 'Relay' })]);
     });
   });
 });

@@ -1,8 +1,18 @@
 import { LoggerService } from '@nestjs/common';
 import { requestContext } from './request-context';
 import type { LogLevel } from '../config/server-variables';
+import { prettyLine } from './pretty-line';
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 };
+
+/**
+ * Nest's start-up chatter (one line per module and per route, ~50 in all) would bury the start
+ * banner (URL, certificate fingerprint, the runtimes' --ca hint); it is written at debug instead.
+ */
+const STARTUP_CONTEXTS: ReadonlySet<string> = new Set(['RouterExplorer', 'RoutesResolver', 'InstanceLoader', 'NestFactory', 'NestApplication']);
+
+/** `json`: one JSON object per line (for collectors); `pretty`: a readable line, for a terminal. */
+export type LogFormat = 'json' | 'pretty';
 
 /** Anything that looks like a credential is replaced before a line is written. */
 const SECRET_PATTERNS: [RegExp, string][] = [
@@ -19,12 +29,14 @@ export function redactSecrets(text: string): string {
 
 /**
  * Structured JSON lines on stdout (one object per line) with the request id of the current
- * request when there is one. `RUST_LOG` picks the level, keeping the spec's five names.
+ * request when there is one; on a terminal the same entries as readable lines, as pino-pretty
+ * users expect. `RUST_LOG` picks the level, keeping the spec's five names.
  */
 export class JsonLogger implements LoggerService {
   constructor(
     private readonly level: LogLevel,
     private readonly write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+    private readonly format: LogFormat = process.stdout.isTTY ? 'pretty' : 'json',
   ) {}
 
   enabled(level: LogLevel): boolean {
@@ -53,10 +65,11 @@ export class JsonLogger implements LoggerService {
     this.print({ time: new Date().toISOString(), level, msg, ...this.requestFields(), ...fields });
   }
 
-  private emit(level: LogLevel, message: unknown, rest: unknown[]): void {
-    if (!this.enabled(level)) return;
+  private emit(requested: LogLevel, message: unknown, rest: unknown[]): void {
     // Nest passes the context (class name) as the last string argument.
     const context = rest.length > 0 && typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    const level = requested === 'info' && context !== undefined && STARTUP_CONTEXTS.has(context) ? 'debug' : requested;
+    if (!this.enabled(level)) return;
     const entry: Record<string, unknown> = { time: new Date().toISOString(), level, msg: stringify(message), ...this.requestFields() };
     if (context) entry.context = context;
     if (rest.length > 0) entry.detail = rest.map(stringify).join(' ');
@@ -69,7 +82,7 @@ export class JsonLogger implements LoggerService {
   }
 
   private print(entry: Record<string, unknown>): void {
-    this.write(redactSecrets(JSON.stringify(entry)));
+    this.write(redactSecrets(this.format === 'pretty' ? prettyLine(entry) : JSON.stringify(entry)));
   }
 }
 

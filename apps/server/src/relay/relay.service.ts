@@ -61,14 +61,15 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     const certificate = await loadTunnelCertificate(this.config);
     const gateway = this.clientStreams;
     const clients = gateway && { alpn: CLIENT_STREAMS_ALPN, accept: (socket: TLSSocket) => gateway.accept(socket) };
-    const { listenHost: host, unifiedPort, quic } = this.config;
+    const { listenHost: host, unifiedPort, quic, connections } = this.config;
+    const { handshakeTimeoutMs } = connections;
     for (let attempt = 1; ; attempt++) {
-      const tcp = new TlsTcpCarrier({ host, port: unifiedPort, cert: certificate.cert, key: certificate.key, clients });
+      const tcp = new TlsTcpCarrier({ host, port: unifiedPort, cert: certificate.cert, key: certificate.key, clients, handshakeTimeoutMs, caps: connections.caps });
       const { port } = await tcp.start(this);
       this.carriers.push(tcp);
       if (quic) {
         // Same port number on UDP; with UNIFIED_PORT=0 that UDP port may be taken: try another.
-        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes });
+        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes, handshakeTimeoutMs, caps: connections.caps });
         try {
           await udp.start(this);
           this.carriers.push(udp);
@@ -90,7 +91,8 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.registry.closeAll('server shutting down');
+    // Runtimes hear why (GOAWAY) before the carriers stop, so they log it and reconnect at once.
+    await this.registry.closeAll('server shutting down');
     await Promise.all(this.carriers.splice(0).map((carrier) => carrier.close()));
   }
 
@@ -110,7 +112,7 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     const revocation = this.recentRevocations.get(admission.deviceId);
     const stale = performance.now() - admission.startedAt > ADMISSION_MAX_AGE_MS;
     if (stale || (revocation !== undefined && revocation.mark > admission.revocationMark)) {
-      session.close('device revoked while its key was checked');
+      void session.close('device revoked while its key was checked');
       return;
     }
     this.registry.register(session);

@@ -14,6 +14,7 @@ import {
   UnsupportedHelloVersionError,
 } from '@svc/common';
 import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier } from './tunnel-carrier';
+import { H2FrameGuard } from './tcp/h2-frame-guard';
 import { H2TunnelSession } from './tcp/h2-tunnel-session';
 
 /** A refused runtime gets this long to read the refusal before the connection is destroyed. */
@@ -26,12 +27,13 @@ const logger = new Logger('TunnelAdmission');
 /**
  * What every carrier does with a runtime's byte stream once its transport is up (TLS socket or
  * QUIC stream): read the hello, check the key, answer, then run reverse HTTP/2 on the same
- * stream (the runtime is the HTTP/2 server) and hand the session to the acceptor.
+ * stream (the runtime is the HTTP/2 server) and hand the session to the acceptor. The runtime's
+ * frames pass an H2FrameGuard, so a protocol error closes the tunnel at once.
  */
-export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier: TunnelCarrier['name'], acceptor: TunnelAcceptor): Promise<void> {
+export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier: TunnelCarrier['name'], acceptor: TunnelAcceptor, helloTimeoutMs: number): Promise<void> {
   let raw: unknown;
   try {
-    raw = await readHello(socket);
+    raw = await readHello(socket, { timeoutMs: helloTimeoutMs });
   } catch (err) {
     logger.debug(`no hello from ${remoteAddress}: ${(err as Error).message}`);
     socket.destroy();
@@ -64,7 +66,12 @@ export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier
     else socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, ok: true, device_id: deviceId, heartbeat_secs: acceptor.heartbeatSecs }), (err) => resolve(!err));
   });
   if (!written || socket.destroyed) return;
-  const session = new H2TunnelSession(deviceId, hello.runtime, remoteAddress, startHttp2(socket), acceptor.heartbeatSecs, carrier);
+  let session: H2TunnelSession | undefined;
+  const guarded = new H2FrameGuard(socket, (problem) => {
+    void session?.close(`protocol error: ${problem}`);
+    guarded.destroy();
+  });
+  session = new H2TunnelSession(deviceId, hello.runtime, remoteAddress, startHttp2(guarded), acceptor.heartbeatSecs, carrier);
   acceptor.accepted(session, admission);
 }
 

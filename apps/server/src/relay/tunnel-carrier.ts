@@ -78,8 +78,11 @@ export interface TunnelSession {
    * with the DomainError the device named; a dead tunnel rejects with DeviceOfflineError.
    */
   openStream(request: StreamRequest): Promise<TunnelStream>;
-  /** Closes the tunnel; in-flight streams are cancelled. Idempotent. */
-  close(reason: string): void;
+  /**
+   * Closes the tunnel, telling the runtime why (GOAWAY with the reason); in-flight streams are
+   * cancelled. Idempotent; resolves once the connection is gone.
+   */
+  close(reason: string): Promise<void>;
   /** Runs once when the tunnel is gone, whoever closed it. */
   onClosed(listener: (reason: string) => void): void;
 }

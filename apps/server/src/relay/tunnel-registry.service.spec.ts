@@ -19,7 +19,7 @@ class FakeSession implements TunnelSession {
   openStream(_request: StreamRequest): Promise<TunnelStream> {
     throw new Error('not used');
   }
-  close(reason: string): void {
+  async close(reason: string): Promise<void> {
     if (this.closedWith !== null) return;
     this.closedWith = reason;
     this.onClose(this);

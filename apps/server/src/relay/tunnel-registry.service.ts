@@ -41,7 +41,7 @@ export class TunnelRegistry {
         this.logger.error(`a listener of new tunnels failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    previous?.close('replaced by a new connection');
+    void previous?.close('replaced by a new connection');
   }
 
   /** Runs for every session this process registers, once it is live (the deployment channel opens then). */
@@ -67,12 +67,12 @@ export class TunnelRegistry {
     this.live.delete(deviceId);
     this.report(this.directory.forget(deviceId));
     if (session) this.lastSeen.disconnected(deviceId);
-    session?.close('device revoked');
+    void session?.close('device revoked');
   }
 
-  /** Closes every tunnel (server shutdown). */
-  closeAll(reason: string): void {
-    for (const session of [...this.live.values()]) session.close(reason);
+  /** Closes every tunnel (server shutdown); resolves once their connections are gone. */
+  async closeAll(reason: string): Promise<void> {
+    await Promise.all([...this.live.values()].map((session) => session.close(reason)));
   }
 
   get size(): number {

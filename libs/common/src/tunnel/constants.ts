@@ -63,6 +63,9 @@ export const TUNNEL_OPS = {
 
 export type TunnelOp = (typeof TUNNEL_OPS)[keyof typeof TUNNEL_OPS];
 
+/** Operations whose bodies are frames (below): a failure after `:status 200` is an ERROR frame; the others are reset. */
+export const FRAMED_TUNNEL_OPS: ReadonlySet<TunnelOp> = new Set([TUNNEL_OPS.exec, TUNNEL_OPS.shell]);
+
 const OP_SET: ReadonlySet<string> = new Set(Object.values(TUNNEL_OPS));
 const PATH_PREFIX = '/v1/';
 

@@ -1,3 +1,5 @@
+import type { ConnectionCaps } from '../connection-limits';
+
 /**
  * What the QUIC worker and the main thread say to each other over the worker's port. Each
  * accepted connection carries one bidirectional stream (the tunnel), named by `id`. Bytes flow
@@ -18,6 +20,7 @@ export interface QuicWorkerSettings {
   idleTimeoutMs: number;
   /** A connection that opens no stream this soon after its handshake is dropped. */
   streamTimeoutMs: number;
+  caps: ConnectionCaps;
 }
 
 export type ToWorker =
@@ -35,4 +38,6 @@ export type FromWorker =
   | { t: 'end'; id: number }
   | { t: 'credit'; id: number; bytes: number }
   | { t: 'closed'; id: number; reason: string }
+  /** Connections refused over a cap (already rate-limited by the worker). */
+  | { t: 'refused'; message: string }
   | { t: 'stopped' };

@@ -8,6 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BRIDGE_WINDOW_BYTES, FromWorker, QuicWorkerSettings, ToWorker } from './quic-bridge-messages';
 import { loadQuic, QuicLibrary } from './quic-module';
+import { ConnectionLimits } from '../connection-limits';
 
 /** quiche hands stream data to JS in chunks of this size (its default, 4 KiB, costs a task per chunk). */
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -30,6 +31,7 @@ const settings = workerData as QuicWorkerSettings;
 const bridged = new Map<number, Bridged>();
 let nextId = 1;
 let server: any;
+const limits = new ConnectionLimits(settings.caps, (message) => post({ t: 'refused', message }));
 
 function post(message: FromWorker): void {
   port.postMessage(message);
@@ -81,6 +83,12 @@ async function start(quic: QuicLibrary): Promise<void> {
 }
 
 function accept(quic: QuicLibrary, connection: any): void {
+  const release = limits.acquire(String(connection.remoteHost).replace(/^::ffff:/, ''));
+  if (!release) {
+    connection.stop({ isApp: true, errorCode: 0, reason: new TextEncoder().encode('too many connections'), force: true }).catch(() => undefined);
+    return;
+  }
+  connection.addEventListener(quic.events.EventQUICConnectionStopped.name, release, { once: true });
   const id = nextId++;
   const entry: Bridged = { connection, writes: Promise.resolve(), inFlight: 0, closed: false };
   bridged.set(id, entry);
@@ -153,11 +161,15 @@ function onMessage(message: ToWorker): void {
   }
 }
 
+/** Bytes the main thread already wrote (e.g. a GOAWAY naming the reason) get this long to leave. */
+const FLUSH_BEFORE_CLOSE_MS = 500;
+
 function close(id: number, reason: string): void {
   const entry = bridged.get(id);
   if (!entry) return;
   finish(id, reason);
-  entry.connection.stop({ isApp: true, errorCode: 0, force: true }).catch(() => undefined);
+  const flushed = Promise.race([entry.writes, new Promise((resolve) => setTimeout(resolve, FLUSH_BEFORE_CLOSE_MS))]);
+  void flushed.then(() => entry.connection.stop({ isApp: true, errorCode: 0, reason: new TextEncoder().encode(reason), force: true }).catch(() => undefined));
 }
 
 function finish(id: number, reason: string): void {
@@ -170,8 +182,10 @@ function finish(id: number, reason: string): void {
 }
 
 async function stop(): Promise<void> {
+  const writes = [...bridged.values()].map((entry) => entry.writes);
   for (const id of [...bridged.keys()]) finish(id, 'server stopping');
-  await server?.stop({ isApp: true, errorCode: 0, force: true }).catch(() => undefined);
+  await Promise.race([Promise.all(writes), new Promise((resolve) => setTimeout(resolve, FLUSH_BEFORE_CLOSE_MS))]);
+  await server?.stop({ isApp: true, errorCode: 0, reason: new TextEncoder().encode('server shutting down'), force: true }).catch(() => undefined);
   post({ t: 'stopped' });
 }
 

@@ -21,7 +21,7 @@ describe('QuicCarrier', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs its worker thread from sources and binds an ephemeral UDP port', async () => {
-    const carrier = new QuicCarrier({ host: '127.0.0.1', port: 0, cert, key });
+    const carrier = new QuicCarrier({ host: '127.0.0.1', port: 0, cert, key, handshakeTimeoutMs: 10_000, caps: { perAddress: 10, total: 10 } });
     const { port } = await carrier.start(acceptor);
     expect(port).toBeGreaterThan(0);
     await carrier.close();
@@ -30,7 +30,7 @@ describe('QuicCarrier', () => {
   it('reports a UDP port that is taken as QuicPortInUseError', async () => {
     const taken = createSocket('udp4');
     await new Promise<void>((resolve) => taken.bind(0, '127.0.0.1', resolve));
-    const carrier = new QuicCarrier({ host: '127.0.0.1', port: taken.address().port, cert, key });
+    const carrier = new QuicCarrier({ host: '127.0.0.1', port: taken.address().port, cert, key, handshakeTimeoutMs: 10_000, caps: { perAddress: 10, total: 10 } });
     await expect(carrier.start(acceptor)).rejects.toBeInstanceOf(QuicPortInUseError);
     await carrier.close();
     taken.close();

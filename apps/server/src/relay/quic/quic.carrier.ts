@@ -1,11 +1,12 @@
 import type { Worker } from 'node:worker_threads';
 import { Logger } from '@nestjs/common';
-import { TUNNEL_ALPN, TUNNEL_LIMITS } from '@svc/common';
+import { TUNNEL_ALPN } from '@svc/common';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
 import { BridgedStream } from './bridged-stream';
 import type { FromWorker, ToWorker } from './quic-bridge-messages';
 import { startQuicWorker } from './quic-worker-launcher';
+import type { ConnectionCaps } from '../connection-limits';
 
 export interface QuicCarrierOptions {
   host: string;
@@ -14,6 +15,9 @@ export interface QuicCarrierOptions {
   key: string;
   /** Largest UDP payload sent; 1350 fits the usual 1500-byte path MTU with room for tunnels. */
   maxDatagramBytes?: number;
+  /** A connection must open its stream, and then send its hello, each within this. */
+  handshakeTimeoutMs: number;
+  caps: ConnectionCaps;
 }
 
 const DEFAULT_MAX_DATAGRAM_BYTES = 1350;
@@ -51,12 +55,14 @@ export class QuicCarrier implements TunnelCarrier {
       alpn: TUNNEL_ALPN,
       maxDatagramBytes: this.options.maxDatagramBytes ?? DEFAULT_MAX_DATAGRAM_BYTES,
       idleTimeoutMs: QUIC_IDLE_TIMEOUT_MS,
-      streamTimeoutMs: TUNNEL_LIMITS.helloTimeoutMs,
+      streamTimeoutMs: this.options.handshakeTimeoutMs,
+      caps: this.options.caps,
     });
     this.worker = worker;
     return new Promise((resolve, reject) => {
       worker.on('message', (message: FromWorker) => {
         if (message.t === 'listening') resolve({ port: message.port });
+        else if (message.t === 'refused') this.logger.warn(`QUIC: ${message.message}`);
         else if (message.t === 'failed') {
           void worker.terminate();
           reject(message.code === 'EADDRINUSE' || /EADDRINUSE/.test(message.message) ? new QuicPortInUseError(message.message) : new Error(`QUIC listener: ${message.message}`));
@@ -91,7 +97,7 @@ export class QuicCarrier implements TunnelCarrier {
       this.streams.set(message.id, stream);
       stream.on('close', () => this.streams.delete(message.id));
       stream.on('error', (err) => this.logger.debug(`QUIC tunnel from ${message.remoteAddress}: ${err.message}`));
-      void admitTunnel(stream, message.remoteAddress, this.name, acceptor);
+      void admitTunnel(stream, message.remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs);
       return;
     }
     if (!('id' in message)) return;

@@ -15,6 +15,8 @@ import { deviceError } from '../device-error';
 
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
 const MAX_REFUSAL_BYTES = 16 * 1024;
+/** After a GOAWAY, the runtime gets this long to read it and hang up before the connection is cut. */
+const GOAWAY_GRACE_MS = 1000;
 
 /**
  * A tunnel over reverse HTTP/2: the server is the HTTP/2 client on the socket the runtime dialed,
@@ -28,6 +30,7 @@ export class H2TunnelSession implements TunnelSession {
   private lastPongAt = Date.now();
   private pingInFlight = false;
   private readonly logger = new Logger('TunnelSession');
+  private readonly gone: Promise<void>;
 
   constructor(
     readonly deviceId: string,
@@ -38,9 +41,12 @@ export class H2TunnelSession implements TunnelSession {
     /** Which carrier runs the stream under this session (both speak the same reverse HTTP/2). */
     readonly carrier: TunnelSession['carrier'] = 'tcp',
   ) {
+    this.gone = new Promise((resolve) => (session.destroyed ? resolve() : session.once('close', () => resolve())));
     session.on('close', () => this.finish('connection closed'));
-    session.on('goaway', () => this.finish('device sent GOAWAY'));
-    session.on('error', (err) => this.finish(`connection error: ${err.message}`));
+    session.on('goaway', (code: number) => this.finish(code === h2.NGHTTP2_NO_ERROR ? 'device sent GOAWAY' : `protocol error: device sent GOAWAY (code ${code})`));
+    // nghttp2's own findings (e.g. a PUSH_PROMISE) arrive as ERR_HTTP2_ERROR; h2-frame-guard.ts catches those Node keeps quiet about.
+    session.on('error', (err: NodeJS.ErrnoException) => this.finish(`${err.code === 'ERR_HTTP2_ERROR' ? 'protocol error' : 'connection error'}: ${err.message}`));
+    session.on('frameError', (type: number, code: number) => this.finish(`protocol error: frame of type ${type} failed (code ${code})`));
     const beatMs = heartbeatSecs * 1000;
     this.heartbeat = setInterval(() => this.beat(beatMs), beatMs);
     this.heartbeat.unref();
@@ -82,9 +88,18 @@ export class H2TunnelSession implements TunnelSession {
     };
   }
 
-  close(reason: string): void {
-    if (this.closedReason !== null) return;
-    this.finish(reason);
+  /** GOAWAY carrying the reason (the runtime logs it), then the connection is cut within a grace period. */
+  close(reason: string): Promise<void> {
+    if (this.closedReason === null) {
+      try {
+        this.session.goaway(h2.NGHTTP2_NO_ERROR, 0, Buffer.from(reason, 'utf8'));
+        this.session.close();
+      } catch {
+        // Already going: finish() below cuts it.
+      }
+      this.finish(reason, GOAWAY_GRACE_MS);
+    }
+    return this.gone;
   }
 
   onClosed(listener: (reason: string) => void): void {
@@ -109,11 +124,12 @@ export class H2TunnelSession implements TunnelSession {
     }
   }
 
-  private finish(reason: string): void {
+  private finish(reason: string, graceMs = 0): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
     clearInterval(this.heartbeat);
-    if (!this.session.destroyed) this.session.destroy();
+    if (graceMs === 0) this.session.destroy();
+    else setTimeout(() => this.session.destroy(), graceMs).unref();
     this.logger.debug(`session of ${this.deviceId} closed: ${reason}`);
     for (const listener of this.closeListeners.splice(0)) listener(reason);
   }

@@ -1,0 +1,47 @@
+/**
+ * A runtime that does not trust the server's tunnel certificate (no --ca, no --pin against a
+ * staging server's self-signed one) says what to pass, once and then rarely, instead of retrying
+ * in silence. Over both carriers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+
+describe.each(['tcp', 'quic'] as const)('a runtime without --ca (%s carrier)', (carrier) => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let runtime: RuntimeProcess | undefined;
+  let home: string;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    home = mkdtempSync(join(tmpdir(), 'svc-trust-hint-'));
+  });
+  afterAll(async () => {
+    runtime?.kill('SIGKILL');
+    await runtime?.exited;
+    await server?.close();
+    await idp?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('logs what to pass, naming --ca and --pin with the fingerprint the server announces, once', async () => {
+    const alice = await server.login('alice@trust.test');
+    const apiKey = await registerDevice(server, `trust-${carrier}`, 'user:alice@trust.test', alice);
+    runtime = startRuntimeProcess(['run', '--transport', carrier], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_API_KEY: apiKey });
+    const hint = await runtime.waitForLog('the server certificate is not trusted');
+    expect(hint.level).toBe('error');
+    expect(String(hint.hint)).toContain('--ca <file>');
+    expect(String(hint.hint)).toContain(`--pin sha256:${server.tunnel!.certificateSha256}`);
+    // Retries go on (backing off), but the hint is not repeated at each one.
+    const failures = () => runtime!.stderr.filter((l) => l.includes('"tunnel connection failed"')).length;
+    const deadline = Date.now() + 30_000;
+    while (failures() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(failures()).toBeGreaterThanOrEqual(3);
+    expect(runtime.stderr.filter((l) => l.includes('the server certificate is not trusted'))).toHaveLength(1);
+  });
+});
