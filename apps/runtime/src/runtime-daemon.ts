@@ -7,7 +7,8 @@ import { ImageUpdateChecker } from './deployments/image-updates';
 import { dockerHandler } from './handlers/docker-handler';
 import { handleExec } from './handlers/exec-handler';
 import { handleForwardTcp, handleForwardUnix } from './handlers/forward-handler';
-import { FS_HANDLERS } from './handlers/fs-handlers';
+import { fsHandlers } from './handlers/fs-handlers';
+import { UploadTempFiles } from './handlers/fs-temp-sweeper';
 import { handleShell } from './handlers/shell-handler';
 import { ServerApi } from './http/server-api';
 import { RuntimeLogger } from './logging/runtime-logger';
@@ -51,6 +52,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   const store = new DeviceStore(config.credentialsPath);
   const lock = acquireRuntimeLock(config.configDir);
   const operations = new OperationRegistry();
+  const uploadTemps = new UploadTempFiles(config.configDir, log.child({ component: 'files' }));
   // Jobs are the runtime's children: they stop with it and start again from the stored state (docs/architecture.md, "Deployments").
   const deployments = new DeploymentEngine({ dir: deploymentsDirectory(config.configDir), logger: log.child({ component: 'deployments' }) });
   const router = new StreamRouter(
@@ -60,7 +62,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
       'forward/unix': handleForwardUnix,
       docker: dockerHandler(config.dockerSockets),
       shell: handleShell,
-      ...FS_HANDLERS,
+      ...fsHandlers(uploadTemps),
       deployments: deploymentChannelHandler(deployments),
       'deployments/logs': deploymentLogsHandler(deployments),
     },
@@ -73,6 +75,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   try {
     await deployments.start().catch((error) => log.error('the stored deployment did not start', { error }));
     imageUpdates.start();
+    uploadTemps.start();
     for (;;) {
       const apiKey = config.envApiKey ?? store.read().api_key ?? (await register(config, io, log, api, store, signal));
       if (apiKey === undefined) return EXIT_CODES.ok;
@@ -109,6 +112,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
     }
   } finally {
     await imageUpdates.stop();
+    uploadTemps.stop();
     await deployments.shutdown();
     lock.release();
     log.info('runtime stopped');

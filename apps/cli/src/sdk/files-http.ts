@@ -1,8 +1,8 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ErrorCode, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
+import { DomainError, ErrorCode, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
 import { DeviceStreamError } from './device-streams';
 
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
@@ -137,4 +137,17 @@ async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A download's body whose breaking names its cause: the server cuts the response when the
+ * device's stream breaks (runtime killed, tunnel lost), which reaches here as ECONNRESET or an
+ * aborted response. Reported as the device lost rather than a local file error.
+ */
+export function deviceLost(body: IncomingMessage, device: string, path: string): Readable {
+  const out = new PassThrough();
+  pipeline(body, out).catch(() => {
+    out.destroy(new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}`));
+  });
+  return out;
 }
