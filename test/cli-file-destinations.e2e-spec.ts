@@ -4,14 +4,15 @@
  * device (/dev/stdout) is written in place, `-` is stdin or stdout, a link out of a sync root is
  * refused; on the CLI's machine and on the device alike. The real binary, server and runtime.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, spawnSvc, svc, SvcResult, collect, svcLogin } from './fixtures/svc-cli';
+import { CliHome, cliHome, collect, spawnSvc, svc, SVC_BIN, SvcResult, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@file-destinations.test';
@@ -84,6 +85,11 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
     it('prints the file for `svc cp dev:/file /dev/stdout` with stdout piped, and leaves /dev/stdout a link', async () => {
       const result = await svc(alice, ['cp', `${DEVICE}:${join(device, 'source.txt')}`, '/dev/stdout']);
       expect(result).toMatchObject({ code: 0, stdout: content, stderr: '' });
+      expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
+      // Behind a shell's pipe, /dev/stdout leads to a FIFO: written in place as well.
+      // (not execFileSync: the server runs in this process and must keep answering)
+      const piped = await promisify(execFile)('sh', ['-c', '"$0" "$1" cp "$2" /dev/stdout | cat', process.execPath, SVC_BIN, `${DEVICE}:${join(device, 'source.txt')}`], { env: alice.env, cwd: alice.dir });
+      expect(piped).toEqual({ stdout: content, stderr: '' });
       expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
     });
 

@@ -26,7 +26,7 @@ On a terminal a progress bar (rate, time left) is drawn on stderr; nothing is pr
   async run(): Promise<{ status: 'copied' }> {
     if (this.args.dest === '-' && this.jsonEnabled()) throw new InvalidInputError('--json cannot be used with "-" as the target: stdout carries the file');
     return withTransferProgress('Copying', this.jsonEnabled(), (onProgress) =>
-      this.client.files().cp(this.args.source, this.args.dest, { onProgress, stdio: { stdin: process.stdin, stdout: process.stdout } }),
+      this.client.files().cp(this.args.source, this.args.dest, { onProgress, stdio: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr } }),
     );
   }
 }

@@ -16,7 +16,7 @@ import {
   specialType,
 } from '@svc/common';
 import { deviceLost, FilesHttp, FilesHttpOptions } from './files-http';
-import { spoolToTempFile, StandardStreams, STDIO_PATH, writeToStream } from './stdio-transfer';
+import { ownOutputStream, spoolToTempFile, StandardStreams, STDIO_PATH, writeToStream } from './stdio-transfer';
 import { SyncOptions, SyncReport, syncTrees } from './device-sync';
 import { reportingProgress, TransferOptions } from './progress-stream';
 
@@ -72,7 +72,9 @@ export class DeviceFiles {
       if (from.path === STDIO_PATH) await spoolToTempFile(stdio!.stdin, (spooled) => this.upload(spooled, to.device, to.path, undefined, transfer, 'stdin'));
       else await this.upload(from.path, to.device, to.path, undefined, transfer);
     } else if (from.kind === 'device' && to.kind === 'local') {
-      if (to.path === STDIO_PATH) await this.downloadToStream(from.device, from.path, stdio!.stdout, transfer);
+      const own = to.path === STDIO_PATH ? 'stdout' : await ownOutputStream(to.path);
+      if (own && !stdio) throw new InvalidInputError(`${to.path} is this process's ${own}, which only the svc cp command can write to`);
+      if (own) await this.downloadToStream(from.device, from.path, own === 'stdout' ? stdio!.stdout : stdio!.stderr, transfer);
       else await this.download(from.device, from.path, to.path, undefined, transfer);
     } else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to, transfer);
     else throw new InvalidInputError('cp copies to or from a device: write one side as <device>:<path>');

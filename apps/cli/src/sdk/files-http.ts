@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DomainError, ErrorCode, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
 import { DeviceStreamError } from './device-streams';
@@ -146,8 +146,12 @@ async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> 
  */
 export function deviceLost(body: IncomingMessage, device: string, path: string): Readable {
   const out = new PassThrough();
-  pipeline(body, out).catch(() => {
-    out.destroy(new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}`));
+  const lost = () => out.destroy(new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}`));
+  body.once('error', lost);
+  body.once('close', () => {
+    if (!body.complete) lost();
   });
+  out.once('close', () => body.destroy());
+  body.pipe(out);
   return out;
 }

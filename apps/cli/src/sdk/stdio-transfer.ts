@@ -1,10 +1,10 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AtomicWriteCheck, DigestTap, InvalidInputError } from '@svc/common';
+import { AtomicWriteCheck, DigestTap, followLinks, InvalidInputError } from '@svc/common';
 
 /** `-` as a cp path: stdin as the source, stdout as the destination (as cp, scp and tar take it). */
 export const STDIO_PATH = '-';
@@ -13,6 +13,7 @@ export const STDIO_PATH = '-';
 export interface StandardStreams {
   stdin: Readable;
   stdout: Writable;
+  stderr: Writable;
 }
 
 /**
@@ -41,4 +42,16 @@ export async function spoolToTempFile(stdin: Readable, work: (path: string) => P
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether a local destination is this very process's stdout or stderr (`/dev/stdout`,
+ * `/dev/fd/1`, `/proc/self/fd/2`): then the copy goes to that stream, as for `-`. A socket there
+ * (what many programs, Node among them, give their children as pipes) cannot be opened by path.
+ */
+export async function ownOutputStream(path: string): Promise<'stdout' | 'stderr' | undefined> {
+  const end = await followLinks(path);
+  const fds = await realpath(dirname(end)).catch(() => undefined);
+  if (fds !== `/proc/${process.pid}/fd`) return undefined;
+  return ({ '1': 'stdout', '2': 'stderr' } as const)[basename(end) as '1' | '2'];
 }

@@ -96,6 +96,12 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
     body.pipe(res, { end: false });
   });
   const sha256 = delivered ? (await tunnel.trailers)[FILE_TUNNEL_HEADERS.sha256] : undefined;
+  if (deadline.timedOut && !res.headersSent) {
+    // Not a byte came: the caller can still be told why, with a status of its own.
+    res.removeHeader('Trailer');
+    res.removeHeader('Content-Length');
+    throw deadline.error();
+  }
   if (!isSha256(sha256) || res.destroyed) {
     tunnel.abort();
     res.destroy();

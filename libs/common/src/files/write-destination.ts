@@ -4,6 +4,8 @@ import { InvalidInputError } from '../errors';
 import { fileSystemError } from './fs-errors';
 import { requireInside } from './relative-path';
 
+/** What /proc/<pid>/fd/<n> reads as for a pipe, a socket or an anonymous inode. */
+const MAGIC_LINK = /^(pipe|socket|anon_inode):/;
 /** As Linux's SYMLOOP_MAX: more links than this in a row is a loop. */
 const MAX_LINK_HOPS = 40;
 
@@ -73,10 +75,9 @@ export async function followLinks(path: string): Promise<string> {
     } catch (err) {
       throw fileSystemError(err, path);
     }
-    const next = resolve(dirname(current), link);
-    // /dev/stdout -> /proc/self/fd/1 -> "pipe:[123]": a magic link names no path; the special file is opened through the link.
-    if (current.startsWith('/proc/') && !link.startsWith('/')) return current;
-    current = next;
+    // /dev/stdout -> /proc/self/fd/1 -> "pipe:[123]": such a link names no path; what it leads to is opened through the link.
+    if (MAGIC_LINK.test(link)) return current;
+    current = resolve(dirname(current), link);
   }
   throw fileSystemError(Object.assign(new Error('loop'), { code: 'ELOOP' }), path);
 }
