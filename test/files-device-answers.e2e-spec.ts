@@ -6,7 +6,7 @@
  * memory by the size of the answers.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerHttp2Stream } from 'node:http2';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,15 @@ async function writeHugeListing(stream: ServerHttp2Stream, bytes: number): Promi
     const chunk = `${first ? '' : ','}${entries.join(',')}`;
     first = false;
     written += chunk.length;
-    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve).once('close', resolve));
+    if (!stream.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          stream.off('drain', done).off('close', done);
+          resolve();
+        };
+        stream.on('drain', done).on('close', done);
+      });
+    }
   }
   if (!stream.destroyed) stream.end(']');
 }
@@ -75,16 +83,21 @@ describe('device answers: deadline and big listings (stub device)', () => {
       handlers: {
         // Accepts, then never answers a listing of /silent; any other listing is huge.
         'fs/ls': (stream, args) => {
+          stream.on('error', () => undefined); // cancelled by the server's deadline
           if (args.path === '/silent') stream.respond({ ':status': 200, 'content-type': 'application/json' });
           else void writeHugeListing(stream, HUGE_BYTES);
         },
         // Accepts an upload, takes its bytes, and never says how it went.
         'fs/write': (stream) => {
+          stream.on('error', () => undefined);
           stream.respond({ ':status': 200, 'content-type': 'application/json' });
           stream.resume();
         },
         // Announces a file and never sends it.
-        'fs/read': (stream) => stream.respond({ ':status': 200, 'svc-size': '10', 'svc-mode': '0644', 'svc-mtime': '0' }, { waitForTrailers: true }),
+        'fs/read': (stream) => {
+          stream.on('error', () => undefined);
+          stream.respond({ ':status': 200, 'svc-size': '10', 'svc-mode': '0644', 'svc-mtime': '0' }, { waitForTrailers: true });
+        },
       },
     });
     expect(stub.hello.ok).toBe(true);
@@ -119,6 +132,7 @@ describe('device answers: deadline and big listings (stub device)', () => {
       const result = await svc(cli, ['cp', 'stub-1:/etc/never', join(dir, 'never')]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(timedOut);
+      expect(existsSync(join(dir, 'never'))).toBe(false);
     });
   });
 
