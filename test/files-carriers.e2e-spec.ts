@@ -77,7 +77,7 @@ describe('large file answers on both carriers', () => {
       const failures: string[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         for (const count of SIZES) {
-          const answer = await server.api.get(`/devices/${deviceId}/files?path=${encodeURIComponent(directories.get(count)!)}`, alice);
+          const answer = await server.api.get(`/devices/${deviceId}/files?path=${encodeURIComponent(directories.get(count)!)}`, alice).catch((err: Error) => ({ status: 0, body: `${err.message} (${(err.cause as Error | undefined)?.message})` }));
           if (answer.status !== 200 || !Array.isArray(answer.body) || answer.body.length !== count) {
             failures.push(`${count} entries, round ${round}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
           }

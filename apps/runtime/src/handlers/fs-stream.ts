@@ -11,6 +11,16 @@ export async function respondJson(stream: ServerHttp2Stream, value: unknown): Pr
 }
 
 /**
+ * For operations without a request body: reads (and drops) it anyway. A server stream whose
+ * request side was never read is closed with RST_STREAM once its answer is written, and that
+ * reset can overtake the answer's last bytes at the server; read, the stream ends cleanly when
+ * both sides have ended theirs.
+ */
+export function ignoreRequestBody(stream: ServerHttp2Stream): void {
+  stream.resume();
+}
+
+/**
  * Runs a transfer as an operation the runtime knows about, so a shutdown cancels it (the stream
  * is reset, which fails the transfer and makes it clean up) and waits until it has.
  */

@@ -152,8 +152,16 @@ export class FilesService {
     return new StallDeadline(deviceId, this.config.filesStallTimeoutMs);
   }
 
-  private open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, deadline: StallDeadline, trailers = false): Promise<TunnelStream> {
-    return deadline.accept(this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers }));
+  /**
+   * Opens the device's stream under `deadline`. Only fs/write sends a request body; the others end
+   * theirs at once, so that the stream closes cleanly when the device's answer ends (a device
+   * whose request is left open resets the stream after answering, and a reset arriving while
+   * the answer is still being relayed would cut it short).
+   */
+  private async open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, deadline: StallDeadline, trailers = false): Promise<TunnelStream> {
+    const tunnel = await deadline.accept(this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers }));
+    if (op !== TUNNEL_OPS.fsWrite) tunnel.body.end();
+    return tunnel;
   }
 }
 
