@@ -10,14 +10,19 @@ const CHUNK_BYTES = 64 * 1024;
  * gone (the peer left: nobody is left to answer).
  */
 export async function writeAnswer(stream: Http2Stream, answer: string | Buffer): Promise<void> {
-  const bytes = typeof answer === 'string' ? Buffer.from(answer, 'utf8') : answer;
+  await writeWithFlowControl(stream, answer);
+  if (stream.destroyed || stream.writableEnded) return;
+  stream.end();
+  await settled(stream, 'finish');
+}
+
+/** The chunked, flow-controlled write of writeAnswer, leaving the stream open (more follows). */
+export async function writeWithFlowControl(stream: Http2Stream, data: string | Buffer): Promise<void> {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
     if (stream.destroyed || stream.writableEnded) return;
     if (!stream.write(bytes.subarray(offset, offset + CHUNK_BYTES))) await settled(stream, 'drain');
   }
-  if (stream.destroyed || stream.writableEnded) return;
-  stream.end();
-  await settled(stream, 'finish');
 }
 
 function settled(stream: Http2Stream, event: 'drain' | 'finish'): Promise<void> {
