@@ -3,7 +3,7 @@ import type { ServerHttp2Stream } from 'node:http2';
 import { fileSystemError, FsDeleteResult, joinRelative, requireInside } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseDeleteArgs } from './fs-args';
-import { ignoreRequestBody, respondJson } from './fs-stream';
+import { respondJson } from './fs-stream';
 
 /**
  * `/v1/fs/delete {root, paths}` (sync's `delete`): removes each path, relative to `root`, with
@@ -13,7 +13,6 @@ import { ignoreRequestBody, respondJson } from './fs-stream';
  */
 export async function handleFsDelete(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseDeleteArgs(rawArgs);
-  ignoreRequestBody(stream);
   try {
     if (!(await stat(args.root)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
   } catch (err) {

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { ServerHttp2Stream } from 'node:http2';
 import { FILE_LIMITS, FileEntry, fileSystemError, InvalidInputError, metadataOf } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
-import { ignoreRequestBody } from './fs-stream';
 import { parseLsArgs } from './fs-args';
 import { writeAnswer } from './answer-writer';
 
@@ -19,7 +18,6 @@ const STAT_CONCURRENCY = 32;
  */
 export async function handleFsLs(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, _context: StreamContext): Promise<void> {
   const { path } = parseLsArgs(rawArgs);
-  ignoreRequestBody(stream);
   let names: Dirent[];
   try {
     names = await readdir(path, { withFileTypes: true });

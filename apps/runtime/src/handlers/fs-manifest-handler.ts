@@ -2,7 +2,7 @@ import type { ServerHttp2Stream } from 'node:http2';
 import { compileExcludes, DomainError, ManifestEntry, walkTree } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseManifestArgs } from './fs-args';
-import { ignoreRequestBody, tracked, watchAbort } from './fs-stream';
+import { tracked, watchAbort } from './fs-stream';
 
 /** Lines are sent in chunks of about this size rather than one DATA frame each. */
 const CHUNK_BYTES = 64 * 1024;
@@ -16,7 +16,6 @@ const CHUNK_BYTES = 64 * 1024;
  */
 export async function handleFsManifest(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseManifestArgs(rawArgs);
-  ignoreRequestBody(stream);
   const entries = walkTree(args.path, { exclude: compileExcludes(args.exclude), hash: args.hash });
   const first = await entries.next();
   const aborted = watchAbort(stream);

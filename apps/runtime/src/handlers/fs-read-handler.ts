@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { DigestTap, FILE_TUNNEL_HEADERS, fileSystemError, followLinks, formatModeHeader, metadataOf, notARegularFile, requireInside, specialType } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseReadArgs } from './fs-args';
-import { ignoreRequestBody, tracked, watchAbort } from './fs-stream';
+import { tracked, watchAbort } from './fs-stream';
 
 /**
  * `/v1/fs/read {path, within?}`: answers `:status 200` with `svc-size`, `svc-mode` (octal) and
@@ -21,7 +21,6 @@ import { ignoreRequestBody, tracked, watchAbort } from './fs-stream';
  */
 export async function handleFsRead(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseReadArgs(rawArgs);
-  ignoreRequestBody(stream);
   if (args.within !== undefined) {
     await requireInside(args.within, args.path);
     await requireInside(args.within, await followLinks(args.path));

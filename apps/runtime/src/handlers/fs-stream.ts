@@ -10,15 +10,6 @@ export async function respondJson(stream: ServerHttp2Stream, value: unknown): Pr
   await writeAnswer(stream, JSON.stringify(value));
 }
 
-/**
- * For operations without a request body: reads (and drops) it anyway. A server stream whose
- * request side was never read is closed with RST_STREAM once its answer is written, and that
- * reset can overtake the answer's last bytes at the server; read, the stream ends cleanly when
- * both sides have ended theirs.
- */
-export function ignoreRequestBody(stream: ServerHttp2Stream): void {
-  stream.resume();
-}
 
 /**
  * Runs a transfer as an operation the runtime knows about, so a shutdown cancels it (the stream
