@@ -185,6 +185,23 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
       expect(lstatSync(join(root, 'escape.txt')).isSymbolicLink()).toBe(true);
     });
 
+    it('refuses, on the CLI side too, a local link that leads out of the sync root', async () => {
+      const outside = join(dir, 'outside-local');
+      mkdirSync(outside);
+      writeFileSync(join(outside, 'secret'), 'keep me');
+      const source = join(device, 'sync-src-3');
+      const root = join(local, 'sync-dst-3');
+      mkdirSync(source);
+      mkdirSync(root);
+      writeFileSync(join(source, 'escape.txt'), 'overwrite?');
+      symlinkSync(join(outside, 'secret'), join(root, 'escape.txt'));
+      const result = await svc(alice, ['sync', `${DEVICE}:${source}`, root]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('is outside');
+      expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('keep me');
+      expect(lstatSync(join(root, 'escape.txt')).isSymbolicLink()).toBe(true);
+    });
+
     it('writes through a link that stays inside the root', async () => {
       const source = join(local, 'sync-src-2');
       const root = join(device, 'sync-dst-2');
