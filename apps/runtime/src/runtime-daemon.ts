@@ -7,7 +7,8 @@ import { ImageUpdateChecker } from './deployments/image-updates';
 import { dockerHandler } from './handlers/docker-handler';
 import { handleExec } from './handlers/exec-handler';
 import { handleForwardTcp, handleForwardUnix } from './handlers/forward-handler';
-import { FS_HANDLERS } from './handlers/fs-handlers';
+import { fsHandlers } from './handlers/fs-handlers';
+import { UploadTempFiles } from './handlers/fs-temp-sweeper';
 import { handleShell } from './handlers/shell-handler';
 import { ServerApi } from './http/server-api';
 import { RuntimeLogger } from './logging/runtime-logger';
@@ -54,6 +55,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   const status = new RuntimeStatusFile(config.configDir, config.serverUrl.origin, (error) => log.warn('runtime status not published', { error }));
   const publishTunnel = tunnelPublisher(status);
   const operations = new OperationRegistry();
+  const uploadTemps = new UploadTempFiles(config.configDir, log.child({ component: 'files' }));
   // Jobs are the runtime's children: they stop with it and start again from the stored state (docs/architecture.md, "Deployments").
   const deployments = new DeploymentEngine({ dir: deploymentsDirectory(config.configDir), logger: log.child({ component: 'deployments' }) });
   const router = new StreamRouter(
@@ -63,7 +65,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
       'forward/unix': handleForwardUnix,
       docker: dockerHandler(config.dockerSockets),
       shell: handleShell,
-      ...FS_HANDLERS,
+      ...fsHandlers(uploadTemps),
       deployments: deploymentChannelHandler(deployments),
       'deployments/logs': deploymentLogsHandler(deployments),
     },
@@ -76,6 +78,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
   try {
     await deployments.start().catch((error) => log.error('the stored deployment did not start', { error }));
     imageUpdates.start();
+    uploadTemps.start();
     for (;;) {
       status.update({ state: 'registering', device_id: store.read().device_id ?? null });
       const apiKey = config.envApiKey ?? store.read().api_key ?? (await register(config, io, log, api, store, signal));
@@ -114,6 +117,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
     }
   } finally {
     await imageUpdates.stop();
+    uploadTemps.stop();
     await deployments.shutdown();
     status.remove();
     lock.release();

@@ -1,8 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import {
-  AtomicFileWriter,
   DigestTap,
   DomainError,
   FileEntry,
@@ -10,11 +9,14 @@ import {
   FileLocation,
   InvalidInputError,
   metadataOf,
+  notARegularFile,
+  openFileWriter,
   parseDevicePath,
   parseFileLocation,
-  requireInside,
+  specialType,
 } from '@svc/common';
-import { FilesHttp, FilesHttpOptions } from './files-http';
+import { deviceLost, FilesHttp, FilesHttpOptions } from './files-http';
+import { ownOutputStream, spoolToTempFile, StandardStreams, STDIO_PATH, writeToStream } from './stdio-transfer';
 import { SyncOptions, SyncReport, syncTrees } from './device-sync';
 import { reportingProgress, TransferOptions } from './progress-stream';
 
@@ -29,7 +31,8 @@ export interface SyncScope {
  * Paths are local or `<device>:<path>` (parseFileLocation). Copies stream in both directions,
  * keep the mode and mtime, are checked end to end by SHA-256 (computed where the bytes are read,
  * verified where they are written), and replace the target atomically: a temp file renamed over
- * it, on the device and locally alike, so an interrupted copy leaves the old file as it was.
+ * it, on the device and locally alike, so an interrupted copy leaves the old file as it was. The
+ * destination rule is openFileWriter's: links are written through, devices and FIFOs in place.
  */
 export class DeviceFiles {
   readonly http: FilesHttp;
@@ -39,19 +42,42 @@ export class DeviceFiles {
   }
 
   /** device_ls: the entries of a directory on a device, `[{name, is_dir, size, mode, mtime, is_symlink}]`. */
-  ls(spec: string): Promise<FileEntry[]> {
+  async ls(spec: string): Promise<FileEntry[]> {
     const { device, path } = parseDevicePath(spec);
-    return this.http.json<FileEntry[]>('GET', device, '', { path });
+    let entries: unknown;
+    try {
+      entries = await this.http.json<unknown>('GET', device, '', { path });
+    } catch (err) {
+      // The server relays the listing as the device sends it: a body cut short is the device (or its tunnel) gone.
+      if (err instanceof DomainError) throw err;
+      throw new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the listing of ${path}`);
+    }
+    if (!Array.isArray(entries)) throw new DomainError('INTERNAL', `Device ${device} answered the listing of ${path} with something else than a list`);
+    return entries as FileEntry[];
   }
 
-  /** device_cp: a file from the machine to a device, back, or between two devices. A directory target receives the file under its name. */
-  async cp(source: string, dest: string, transfer: TransferOptions = {}): Promise<{ status: 'copied' }> {
+  /**
+   * device_cp: a file from the machine to a device, back, or between two devices. A directory
+   * target receives the file under its name. With `stdio` (the svc command, not MCP), `-` as the
+   * source is stdin and as the destination stdout.
+   */
+  async cp(source: string, dest: string, transfer: TransferOptions & { stdio?: StandardStreams } = {}): Promise<{ status: 'copied' }> {
     const from = parseFileLocation(source);
     const to = parseFileLocation(dest);
-    if (from.kind === 'local' && to.kind === 'device') await this.upload(from.path, to.device, to.path, undefined, transfer);
-    else if (from.kind === 'device' && to.kind === 'local') await this.download(from.device, from.path, to.path, undefined, transfer);
-    else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to, transfer);
-    else throw new InvalidInputError('device_cp copies to or from a device: write one side as <device>:<path>');
+    const stdio = transfer.stdio;
+    if ((from.kind === 'local' && from.path === STDIO_PATH) || (to.kind === 'local' && to.path === STDIO_PATH)) {
+      if (!stdio) throw new InvalidInputError('"-" (stdin or stdout) can only be used with the svc cp command');
+    }
+    if (from.kind === 'local' && to.kind === 'device') {
+      if (from.path === STDIO_PATH) await spoolToTempFile(stdio!.stdin, (spooled) => this.upload(spooled, to.device, to.path, undefined, transfer, 'stdin'));
+      else await this.upload(from.path, to.device, to.path, undefined, transfer);
+    } else if (from.kind === 'device' && to.kind === 'local') {
+      const own = to.path === STDIO_PATH ? 'stdout' : await ownOutputStream(to.path);
+      if (own && !stdio) throw new InvalidInputError(`${to.path} is this process's ${own}, which only the svc cp command can write to`);
+      if (own) await this.downloadToStream(from.device, from.path, own === 'stdout' ? stdio!.stdout : stdio!.stderr, transfer);
+      else await this.download(from.device, from.path, to.path, undefined, transfer);
+    } else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to, transfer);
+    else throw new InvalidInputError('cp copies to or from a device: write one side as <device>:<path>');
     return { status: 'copied' };
   }
 
@@ -64,7 +90,7 @@ export class DeviceFiles {
    * Streams a local file to `remotePath` (into it, under the file's name, when it is a directory
    * there; not so within a sync, whose paths are exact).
    */
-  async upload(localPath: string, device: string, remotePath: string, scope?: SyncScope, transfer: TransferOptions = {}): Promise<void> {
+  async upload(localPath: string, device: string, remotePath: string, scope?: SyncScope, transfer: TransferOptions = {}, name = basename(localPath)): Promise<void> {
     let handle;
     let source: Readable | undefined;
     try {
@@ -74,11 +100,12 @@ export class DeviceFiles {
     }
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw new InvalidInputError(`Not a regular file: ${localPath}${info.isDirectory() ? ' (use device_sync for directories)' : ''}`);
+      if (info.isDirectory()) throw new InvalidInputError(`Not a regular file: ${localPath} is a directory (use svc sync for directories)`);
+      if (!info.isFile()) throw notARegularFile(localPath, specialType(info));
       const meta = metadataOf(info);
       const tap = new DigestTap(meta.size);
       source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1 });
-      const query: Record<string, string> = scope ? { path: remotePath, ...scope } : { path: remotePath, name: basename(localPath) };
+      const query: Record<string, string> = scope ? { path: remotePath, ...scope } : { path: remotePath, name };
       const data = reportingProgress(source.pipe(tap), meta.size, transfer.onProgress);
       const written = await this.http.upload(device, query, meta, data, () => tap.digest());
       if (written.sha256 !== tap.digest() || written.size !== meta.size) {
@@ -93,24 +120,33 @@ export class DeviceFiles {
   /** Streams a device file into `localPath` (into it, under the file's name, when it is a local directory). */
   async download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }, transfer: TransferOptions = {}): Promise<void> {
     const target = !scope && (await isDirectory(localPath)) ? join(localPath, posix.basename(remotePath)) : localPath;
-    if (scope) await requireInside(scope.localRoot, target);
     const download = await this.http.download(device, scope ? { path: remotePath, within: scope.within, sync: scope.sync } : { path: remotePath });
-    let writer: AtomicFileWriter;
+    let writer;
     try {
-      writer = await AtomicFileWriter.open(target, { mode: download.mode, mtime: download.mtime });
+      writer = await openFileWriter(target, { mode: download.mode, mtime: download.mtime, within: scope?.localRoot });
     } catch (err) {
       download.body.destroy();
       throw err;
     }
-    await writer.write(reportingProgress(download.body, download.size, transfer.onProgress), { size: download.size, expectedSha256: () => download.sha256() ?? brokenTransfer(remotePath) });
+    await writer.write(reportingProgress(deviceLost(download.body, device, remotePath), download.size, transfer.onProgress), {
+      size: download.size,
+      expectedSha256: () => download.sha256() ?? brokenTransfer(device, remotePath),
+    });
+  }
+
+  /** Streams a device file into `sink` (stdout), checked as it passes; `sink` is left open. */
+  async downloadToStream(device: string, remotePath: string, sink: Writable, transfer: TransferOptions = {}): Promise<void> {
+    const download = await this.http.download(device, { path: remotePath });
+    const data = reportingProgress(deviceLost(download.body, device, remotePath), download.size, transfer.onProgress);
+    await writeToStream(data, sink, { size: download.size, expectedSha256: () => download.sha256() ?? brokenTransfer(device, remotePath) });
   }
 
   /** Device to device: the bytes pass through this process, the source's checksum is the target's check. */
   private async copyBetweenDevices(from: FileLocation & { kind: 'device' }, to: FileLocation & { kind: 'device' }, transfer: TransferOptions): Promise<void> {
     const download = await this.http.download(from.device, { path: from.path });
     const query = { path: to.path, name: posix.basename(from.path) };
-    const data = reportingProgress(download.body, download.size, transfer.onProgress);
-    await this.http.upload(to.device, query, download, data, () => download.sha256() ?? brokenTransfer(from.path));
+    const data = reportingProgress(deviceLost(download.body, from.device, from.path), download.size, transfer.onProgress);
+    await this.http.upload(to.device, query, download, data, () => download.sha256() ?? brokenTransfer(from.device, from.path));
   }
 
   close(): void {
@@ -118,8 +154,8 @@ export class DeviceFiles {
   }
 }
 
-function brokenTransfer(path: string): never {
-  throw new DomainError('DEVICE_OFFLINE', `The transfer of ${path} broke off before its checksum arrived`);
+function brokenTransfer(device: string, path: string): never {
+  throw new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}: the transfer broke off before its checksum arrived`);
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
+import { DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
 import { asServerUnreachable } from './api-error';
 import { DeviceStreamError } from './device-streams';
 
@@ -132,4 +132,21 @@ async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A download's body whose breaking names its cause: the server cuts the response when the
+ * device's stream breaks (runtime killed, tunnel lost), which reaches here as ECONNRESET or an
+ * aborted response. Reported as the device lost rather than a local file error.
+ */
+export function deviceLost(body: IncomingMessage, device: string, path: string): Readable {
+  const out = new PassThrough();
+  const lost = () => out.destroy(new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}`));
+  body.once('error', lost);
+  body.once('close', () => {
+    if (!body.complete) lost();
+  });
+  out.once('close', () => body.destroy());
+  body.pipe(out);
+  return out;
 }

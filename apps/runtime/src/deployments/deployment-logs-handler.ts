@@ -2,6 +2,7 @@ import type { ServerHttp2Stream } from 'node:http2';
 import { InvalidInputError, NotFoundError } from '@svc/common';
 import type { RunningOperation } from '../supervisor/operation-registry';
 import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
+import { writeAnswer, writeWithFlowControl } from '../handlers/answer-writer';
 import type { DeploymentEngine } from './deployment-engine';
 import type { JobLog } from './job-log';
 
@@ -38,11 +39,12 @@ export function deploymentLogsHandler(engine: DeploymentEngine): StreamHandler {
     if (!log) throw new NotFoundError(`No job ${args.job} in the deployment running on this device`);
     stream.respond({ ':status': 200, 'content-type': 'text/plain; charset=utf-8' });
     const lines = log.tail(args.tail);
-    if (lines.length > 0) stream.write(`${lines.join('\n')}\n`);
+    const tail = lines.length > 0 ? `${lines.join('\n')}\n` : '';
     if (!args.follow) {
-      stream.end();
+      await writeAnswer(stream, tail);
       return;
     }
+    await writeWithFlowControl(stream, tail);
     const follower = new LogFollower(stream, log);
     context.operations.add(follower);
     await follower.done;

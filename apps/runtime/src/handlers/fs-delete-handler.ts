@@ -32,5 +32,5 @@ export async function handleFsDelete(stream: ServerHttp2Stream, rawArgs: Record<
   }
   context.log.info('files deleted', { root: args.root, deleted });
   const result: FsDeleteResult = { deleted };
-  respondJson(stream, result);
+  await respondJson(stream, result);
 }

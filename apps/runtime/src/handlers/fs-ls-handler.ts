@@ -2,10 +2,10 @@ import { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerHttp2Stream } from 'node:http2';
-import { FileEntry, fileSystemError, metadataOf } from '@svc/common';
+import { FILE_LIMITS, FileEntry, fileSystemError, InvalidInputError, metadataOf } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseLsArgs } from './fs-args';
-import { respondJson } from './fs-stream';
+import { writeAnswer } from './answer-writer';
 
 /** Entries are looked at this many at a time: a big directory neither waits on one stat after another nor opens thousands at once. */
 const STAT_CONCURRENCY = 32;
@@ -13,7 +13,8 @@ const STAT_CONCURRENCY = 32;
 /**
  * `/v1/fs/ls {path}`: the directory's entries sorted by name, `[{name, is_dir, size, mode, mtime,
  * is_symlink}]`. A symbolic link is described by its target (a link to a directory is a
- * directory), or by itself when the target is missing.
+ * directory), or by itself when the target is missing. Written with flow control (writeAnswer);
+ * a directory whose listing would pass FILE_LIMITS.maxListingBytes is refused.
  */
 export async function handleFsLs(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, _context: StreamContext): Promise<void> {
   const { path } = parseLsArgs(rawArgs);
@@ -30,7 +31,12 @@ export async function handleFsLs(stream: ServerHttp2Stream, rawArgs: Record<stri
       entries[start + offset] = await describe(join(path, dirent.name), dirent);
     }));
   }
-  respondJson(stream, entries);
+  const answer = Buffer.from(JSON.stringify(entries), 'utf8');
+  if (answer.length > FILE_LIMITS.maxListingBytes) {
+    throw new InvalidInputError(`${path} has too many entries to list (${names.length}: more than the ${FILE_LIMITS.maxListingBytes / 1024 / 1024} MiB a listing may take)`);
+  }
+  stream.respond({ ':status': 200, 'content-type': 'application/json' });
+  await writeAnswer(stream, answer);
 }
 
 async function describe(path: string, dirent: Dirent): Promise<FileEntry> {

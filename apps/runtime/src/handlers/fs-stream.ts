@@ -1,13 +1,15 @@
 import type { ServerHttp2Stream } from 'node:http2';
 import { resetStream } from '@svc/common';
+import { writeAnswer } from './answer-writer';
 import { PassThrough, Readable } from 'node:stream';
 import type { StreamContext } from '../tunnel/stream-router';
 
-/** Answers `:status 200` with one JSON document as the whole body. */
-export function respondJson(stream: ServerHttp2Stream, value: unknown): void {
+/** Answers `:status 200` with one JSON document as the whole body, written with flow control. */
+export async function respondJson(stream: ServerHttp2Stream, value: unknown): Promise<void> {
   stream.respond({ ':status': 200, 'content-type': 'application/json' });
-  stream.end(JSON.stringify(value));
+  await writeAnswer(stream, JSON.stringify(value));
 }
+
 
 /**
  * Runs a transfer as an operation the runtime knows about, so a shutdown cancels it (the stream

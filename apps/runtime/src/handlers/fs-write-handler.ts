@@ -1,10 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { constants as http2Constants, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { join } from 'node:path';
-import { AtomicFileWriter, DomainError, FILE_TUNNEL_HEADERS, FsWriteOutcome, requireInside } from '@svc/common';
-import type { StreamContext } from '../tunnel/stream-router';
+import { DomainError, FILE_TUNNEL_HEADERS, FsWriteOutcome, openFileWriter, resetStream, TempFileJournal } from '@svc/common';
+import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
 import { parseWriteArgs } from './fs-args';
+import { writeAnswer } from './answer-writer';
 import { requestBody, tracked, watchAbort } from './fs-stream';
+import { UPLOAD_STALL_MS } from './fs-temp-sweeper';
 
 /**
  * `/v1/fs/write {path, size, mode?, mtime?, sha256?, name?, within?}`: everything that can be
@@ -14,18 +16,22 @@ import { requestBody, tracked, watchAbort } from './fs-stream';
  * else the request's `svc-sha256` trailer), and renamed over the target. The answer body is one
  * JSON object, `{path, size, sha256}` or `{code, message}`; a failure answered before the data
  * ended is followed by RST_STREAM NO_ERROR so that the sender stops. A reset stream leaves no
- * temp file behind.
+ * temp file behind; temp files a crash left are swept (fs-temp-sweeper.ts). The destination rule
+ * is openFileWriter's: a link is written through to its target, a device or FIFO in place.
  */
-export async function handleFsWrite(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+export function fsWriteHandler(tempFiles: TempFileJournal): StreamHandler {
+  return (stream, rawArgs, context) => handleFsWrite(stream, rawArgs, context, tempFiles);
+}
+
+async function handleFsWrite(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext, tempFiles: TempFileJournal): Promise<void> {
   const args = parseWriteArgs(rawArgs);
   const target = args.name !== undefined && (await isDirectory(args.path)) ? join(args.path, args.name) : args.path;
-  if (args.within !== undefined) await requireInside(args.within, target);
   let trailerSha256: string | undefined;
   stream.once('trailers', (trailers: IncomingHttpHeaders) => {
     const value = trailers[FILE_TUNNEL_HEADERS.sha256];
     trailerSha256 = typeof value === 'string' ? value : undefined;
   });
-  const writer = await AtomicFileWriter.open(target, { mode: args.mode, mtime: args.mtime });
+  const writer = await openFileWriter(target, { mode: args.mode, mtime: args.mtime, within: args.within, tempFiles });
   const aborted = watchAbort(stream);
   try {
     stream.respond({ ':status': 200, 'content-type': 'application/json' });
@@ -33,6 +39,10 @@ export async function handleFsWrite(stream: ServerHttp2Stream, rawArgs: Record<s
     await writer.discard();
     throw err;
   }
+  // Data that stops flowing for good would hold the temp file open forever: the upload is cancelled.
+  const stall = setTimeout(() => resetStream(stream), UPLOAD_STALL_MS);
+  stream.on('data', () => stall.refresh());
+  stream.once('end', () => clearTimeout(stall)).once('close', () => clearTimeout(stall));
   await tracked(stream, context, async () => {
     let outcome: FsWriteOutcome;
     try {
@@ -49,9 +59,8 @@ export async function handleFsWrite(stream: ServerHttp2Stream, rawArgs: Record<s
       context.log.info('file write failed', { path: target, code: error.code });
     }
     const endedEarly = !stream.readableEnded;
-    stream.end(JSON.stringify(outcome), () => {
-      if (endedEarly && !stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR);
-    });
+    await writeAnswer(stream, JSON.stringify(outcome));
+    if (endedEarly && !stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR);
   });
 }
 

@@ -45,6 +45,7 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   allowCrossOrgDeviceSharing: 'Administration and users',
   auditRetentionDays: 'Retention and limits',
   reportRetentionDays: 'Retention and limits',
+  filesStallTimeoutSecs: 'Retention and limits',
   registrationRateLimit: 'Retention and limits',
   maxPendingPerScope: 'Retention and limits',
   maxPendingPerSource: 'Retention and limits',

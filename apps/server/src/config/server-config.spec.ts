@@ -99,6 +99,7 @@ const ROWS: Row[] = [
   { name: 'ALLOW_CROSS_ORG_DEVICE_SHARING', read: (c) => c.allowCrossOrgDeviceSharing, unset: false, good: BOOL_GOOD, bad: ['maybe'] },
   { name: 'AUDIT_RETENTION_DAYS', read: (c) => c.auditRetentionDays, unset: 30, good: [['1', 1], ['365', 365]], bad: [...INT_BAD, '36501'] },
   { name: 'REPORT_RETENTION_DAYS', read: (c) => c.reportRetentionDays, unset: 7, good: [['14', 14]], bad: INT_BAD },
+  { name: 'FILES_STALL_TIMEOUT_SECS', read: (c) => c.filesStallTimeoutMs, unset: 120_000, good: [['1', 1000], ['600', 600_000]], bad: [...INT_BAD, '0', '86401'] },
   { name: 'STAGING', read: (c) => c.staging, unset: true, good: [['1', true]], bad: ['2', 'x', 'true'] },
   {
     name: 'RUST_LOG',

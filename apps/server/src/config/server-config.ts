@@ -38,6 +38,8 @@ export interface ServerConfig {
   allowCrossOrgDeviceSharing: boolean;
   auditRetentionDays: number;
   reportRetentionDays: number;
+  /** FILES_STALL_TIMEOUT_SECS, in milliseconds: the deadline of a file operation whose device moves no byte. */
+  filesStallTimeoutMs: number;
   dataDir: string;
   registrationRateLimit: number;
   maxPendingPerScope: number;
@@ -105,6 +107,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     allowCrossOrgDeviceSharing: raw.allowCrossOrgDeviceSharing,
     auditRetentionDays: raw.auditRetentionDays,
     reportRetentionDays: raw.reportRetentionDays,
+    filesStallTimeoutMs: raw.filesStallTimeoutSecs * 1000,
     dataDir,
     registrationRateLimit: raw.registrationRateLimit,
     maxPendingPerScope: raw.maxPendingPerScope,

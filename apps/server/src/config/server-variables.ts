@@ -83,6 +83,7 @@ export const SERVER_VARIABLES = {
   allowCrossOrgDeviceSharing: v.boolean('ALLOW_CROSS_ORG_DEVICE_SHARING', 'true: an organization\'s devices may be shared with scopes outside that organization.', false),
   auditRetentionDays: v.integer('AUDIT_RETENTION_DAYS', 'Days audit entries are kept before automatic deletion.', 30, 1, 36500),
   reportRetentionDays: v.integer('REPORT_RETENTION_DAYS', 'Days deployment reports are kept before automatic deletion.', 7, 1, 36500),
+  filesStallTimeoutSecs: v.integer('FILES_STALL_TIMEOUT_SECS', 'Seconds a file operation (ls, cp, sync) may wait on a device that moves no byte; then it fails with TIMEOUT and the device\'s stream is cancelled.', 120, 1, 86400),
   staging: {
     ...v.integer('STAGING', '1: staging (embedded defaults, development identity provider, relaxed checks); 0: production (refuses the default admin key, missing TLS certificates, missing DB_URI/OAUTH_ISSUER/OAUTH_AUDIENCE).', 1, 0, 1),
     type: 'number (0 or 1)',

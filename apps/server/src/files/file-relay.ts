@@ -2,16 +2,18 @@ import type { Request, Response } from 'express';
 import { DeviceOfflineError, DomainError, FILE_HTTP_HEADERS, FILE_TUNNEL_HEADERS, FsWriteOutcome, isSha256 } from '@svc/common';
 import { deviceError } from '../relay/device-error';
 import type { TunnelStream } from '../relay/tunnel-carrier';
+import type { StallDeadline } from './stall-deadline';
 
-/** A device's JSON answer (listing, write outcome, delete count) larger than this is refused, not buffered. */
-const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
+/** A device's small JSON answer (write outcome, delete count) larger than this is refused, not buffered. Listings are relayed, never buffered (listing-relay.ts). */
+const MAX_JSON_ANSWER_BYTES = 64 * 1024;
 
-/** Reads a device's whole JSON answer; a broken stream means the device went away. */
-export async function readJsonAnswer(tunnel: TunnelStream): Promise<unknown> {
+/** Reads a device's whole (small) JSON answer; a broken stream means the device went away, a silent one hits the deadline. */
+export async function readJsonAnswer(tunnel: TunnelStream, deadline: StallDeadline): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of tunnel.body as AsyncIterable<Buffer>) {
+      deadline.touch();
       size += chunk.length;
       if (size > MAX_JSON_ANSWER_BYTES) {
         tunnel.abort();
@@ -21,8 +23,9 @@ export async function readJsonAnswer(tunnel: TunnelStream): Promise<unknown> {
     }
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    throw new DeviceOfflineError();
+    throw deadline.timedOut ? deadline.error() : new DeviceOfflineError();
   }
+  if (deadline.timedOut) throw deadline.error();
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
@@ -37,8 +40,10 @@ export async function readJsonAnswer(tunnel: TunnelStream): Promise<unknown> {
  * trailer when the client sent it as an HTTP trailer. A device that answers before the upload
  * ended (a failure) stops the piping; a client that leaves cancels the stream.
  */
-export async function relayUpload(tunnel: TunnelStream, req: Request, checksumInTrailer: boolean): Promise<{ path: string; size: number; sha256: string }> {
+export async function relayUpload(tunnel: TunnelStream, req: Request, checksumInTrailer: boolean, deadline: StallDeadline): Promise<{ path: string; size: number; sha256: string }> {
   const body = tunnel.body;
+  const touch = () => deadline.touch();
+  req.on('data', touch);
   let uploaded = false;
   const onClientGone = () => {
     if (!uploaded) tunnel.abort();
@@ -53,7 +58,7 @@ export async function relayUpload(tunnel: TunnelStream, req: Request, checksumIn
   });
   req.pipe(body, { end: false });
   try {
-    const outcome = (await readJsonAnswer(tunnel)) as FsWriteOutcome;
+    const outcome = (await readJsonAnswer(tunnel, deadline)) as FsWriteOutcome;
     if ('code' in outcome) throw deviceError(outcome, 'The device could not write the file');
     if (typeof outcome.path !== 'string' || !Number.isSafeInteger(outcome.size) || !isSha256(outcome.sha256)) {
       throw new DomainError('INTERNAL', 'The device answered the write with an invalid outcome');
@@ -62,6 +67,7 @@ export async function relayUpload(tunnel: TunnelStream, req: Request, checksumIn
   } finally {
     req.unpipe(body);
     req.off('close', onClientGone);
+    req.off('data', touch);
   }
 }
 
@@ -72,7 +78,7 @@ export async function relayUpload(tunnel: TunnelStream, req: Request, checksumIn
  * without its checksum, destroys the response, so the client sees an incomplete transfer rather
  * than a short file.
  */
-export async function relayDownload(tunnel: TunnelStream, req: Request, res: Response): Promise<void> {
+export async function relayDownload(tunnel: TunnelStream, req: Request, res: Response, deadline: StallDeadline): Promise<void> {
   const withTrailer = /(^|,)\s*trailers\s*(;|,|$)/i.test(String(req.headers.te ?? ''));
   if (withTrailer) res.setHeader('Trailer', FILE_HTTP_HEADERS.sha256);
   else {
@@ -81,6 +87,7 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
     if (typeof size === 'string' && /^\d{1,16}$/.test(size)) res.setHeader('Content-Length', size);
   }
   const body = tunnel.body;
+  body.on('data', () => deadline.touch());
   const delivered = await new Promise<boolean>((resolve) => {
     body.once('end', () => resolve(true));
     body.once('error', () => resolve(false));
@@ -89,6 +96,12 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
     body.pipe(res, { end: false });
   });
   const sha256 = delivered ? (await tunnel.trailers)[FILE_TUNNEL_HEADERS.sha256] : undefined;
+  if (deadline.timedOut && !res.headersSent) {
+    // Not a byte came: the caller can still be told why, with a status of its own.
+    res.removeHeader('Trailer');
+    res.removeHeader('Content-Length');
+    throw deadline.error();
+  }
   if (!isSha256(sha256) || res.destroyed) {
     tunnel.abort();
     res.destroy();

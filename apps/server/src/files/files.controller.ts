@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiExcludeEndpoint, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { FileEntry, FsDeleteResult } from '@svc/common';
+import { FsDeleteResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { DeleteInput, DownloadQuery, FilePathQuery, ManifestInput, SyncEndInput, UploadQuery } from './dto';
@@ -30,8 +30,8 @@ export class FilesController {
 
   @Get()
   @ApiResponse({ status: 200, description: 'the directory\'s entries, sorted by name', schema: { type: 'array', items: ENTRY_SCHEMA } })
-  list(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Query() query: FilePathQuery): Promise<FileEntry[]> {
-    return this.files.list(principal, device, query.path);
+  list(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Query() query: FilePathQuery, @Res() res: Response): Promise<void> {
+    return this.files.list(principal, device, query.path, res);
   }
 
   @Get('content')

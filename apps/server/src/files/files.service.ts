@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
   Capability,
@@ -18,13 +18,16 @@ import {
 import { AuditService } from '../audit/audit.service';
 import type { AuditAction } from '../audit/audit-actions';
 import type { UserPrincipal } from '../auth/principal';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import { currentRequestId } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { DeleteInput, DownloadQuery, ManifestInput, SyncEndInput, UploadQuery } from './dto';
 import { readJsonAnswer, relayDownload, relayUpload } from './file-relay';
+import { relayListing } from './listing-relay';
 import { relayManifest } from './manifest-relay';
+import { StallDeadline } from './stall-deadline';
 import { SyncAudit, SyncCounts } from './sync-audit';
 
 export interface UploadOutcome {
@@ -36,7 +39,9 @@ export interface UploadOutcome {
 /**
  * The device file routes (docs/protocol.md, "Files"): check the input → authorize (viewers 403,
  * strangers 404) → audit → the device's tunnel (DEVICE_OFFLINE without one) → one `fs/*` stream,
- * relayed with its own flow control. A call carrying a sync id is counted into that sync's single
+ * relayed with its own flow control and under a deadline (FILES_STALL_TIMEOUT_SECS: a device
+ * that moves no byte for that long fails the call with TIMEOUT). Device answers are streamed
+ * through, never buffered whole. A call carrying a sync id is counted into that sync's single
  * `device.files_synced` entry (SyncAudit) instead of an entry of its own.
  */
 @Injectable()
@@ -46,28 +51,37 @@ export class FilesService {
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
     private readonly syncs: SyncAudit,
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
   ) {}
 
-  async list(principal: UserPrincipal, ref: string, path: string): Promise<FileEntry[]> {
+  /** The device's JSON array of entries, relayed as it comes (listing-relay.ts). */
+  async list(principal: UserPrincipal, ref: string, path: string, res: Response): Promise<void> {
     const args = { path: checkPathText(path) };
     const deviceId = await this.authorize(principal, ref, 'device:read-files');
     await this.record(principal, deviceId, 'device.file_read', `ls ${path}`);
-    const answer = await readJsonAnswer(await this.open(principal, deviceId, TUNNEL_OPS.fsLs, args));
-    if (!Array.isArray(answer)) throw new DomainError('INTERNAL', 'The device answered the listing with something else than a list');
-    return answer as FileEntry[];
+    const deadline = this.deadline(deviceId);
+    try {
+      await relayListing(await this.open(principal, deviceId, TUNNEL_OPS.fsLs, args, deadline), res, deadline);
+    } finally {
+      deadline.stop();
+    }
   }
 
   async download(principal: UserPrincipal, ref: string, query: DownloadQuery, req: Request, res: Response): Promise<void> {
     const args = { path: checkPathText(query.path), ...within(query) };
     const deviceId = await this.authorize(principal, ref, 'device:read-files');
     if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_read', `read ${query.path}`);
-    const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsRead, args);
+    const deadline = this.deadline(deviceId);
+    const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsRead, args, deadline).catch((err) => {
+      deadline.stop();
+      throw err;
+    });
     res.status(200).setHeader('Content-Type', 'application/octet-stream');
     for (const field of ['size', 'mode', 'mtime'] as const) {
       const value = tunnel.headers[FILE_TUNNEL_HEADERS[field]];
       if (typeof value === 'string') res.setHeader(FILE_HTTP_HEADERS[field], value);
     }
-    await relayDownload(tunnel, req, res);
+    await relayDownload(tunnel, req, res, deadline).finally(() => deadline.stop());
     if (query.sync !== undefined && res.writableEnded) this.syncs.count(principal, deviceId, query.sync, query.within ?? query.path, { read: 1, readBytes: Number(tunnel.headers[FILE_TUNNEL_HEADERS.size] ?? 0) });
   }
 
@@ -80,8 +94,14 @@ export class FilesService {
     const checksumInTrailer = args.sha256 === undefined;
     const deviceId = await this.authorize(principal, ref, 'device:write-files');
     if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_written', `write ${query.path} (${args.size} bytes)`);
-    const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsWrite, args, checksumInTrailer);
-    const outcome = await relayUpload(tunnel, req, checksumInTrailer);
+    const deadline = this.deadline(deviceId);
+    let outcome: UploadOutcome;
+    try {
+      const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsWrite, args, deadline, checksumInTrailer);
+      outcome = await relayUpload(tunnel, req, checksumInTrailer, deadline);
+    } finally {
+      deadline.stop();
+    }
     if (query.sync !== undefined) this.syncs.count(principal, deviceId, query.sync, query.within ?? query.path, { written: 1, writtenBytes: outcome.size });
     return outcome;
   }
@@ -91,13 +111,24 @@ export class FilesService {
     const args = { path: checkPathText(input.path), exclude: input.exclude ?? [], hash: input.hash === true };
     const deviceId = await this.authorize(principal, ref, 'device:read-files');
     await this.record(principal, deviceId, 'device.file_read', `list tree ${input.path}`);
-    await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args), res);
+    const deadline = this.deadline(deviceId);
+    try {
+      await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args, deadline), res, deadline);
+    } finally {
+      deadline.stop();
+    }
   }
 
   async delete(principal: UserPrincipal, ref: string, input: DeleteInput): Promise<FsDeleteResult> {
     const args = { root: checkPathText(input.root, 'root'), paths: input.paths };
     const deviceId = await this.authorize(principal, ref, 'device:write-files');
-    const answer = (await readJsonAnswer(await this.open(principal, deviceId, TUNNEL_OPS.fsDelete, args))) as FsDeleteResult;
+    const deadline = this.deadline(deviceId);
+    let answer: FsDeleteResult;
+    try {
+      answer = (await readJsonAnswer(await this.open(principal, deviceId, TUNNEL_OPS.fsDelete, args, deadline), deadline)) as FsDeleteResult;
+    } finally {
+      deadline.stop();
+    }
     const deleted = Number.isSafeInteger(answer?.deleted) ? answer.deleted : 0;
     this.syncs.count(principal, deviceId, input.sync, input.root, { deleted });
     return { deleted };
@@ -117,9 +148,18 @@ export class FilesService {
     return this.audit.record(principal, action, { deviceId, details: details.slice(0, 500) });
   }
 
-  private async open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, trailers = false): Promise<TunnelStream> {
-    const tunnel = await this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers });
-    // Only a write has a request body: ending it now lets the device's answer close the stream cleanly, with no reset.
+  private deadline(deviceId: string): StallDeadline {
+    return new StallDeadline(deviceId, this.config.filesStallTimeoutMs);
+  }
+
+  /**
+   * Opens the device's stream under `deadline`. Only fs/write sends a request body; the others end
+   * theirs at once, so that the stream closes cleanly when the device's answer ends (a device
+   * whose request is left open resets the stream after answering, and a reset arriving while
+   * the answer is still being relayed would cut it short).
+   */
+  private async open(principal: UserPrincipal, deviceId: string, op: TunnelOp, args: object, deadline: StallDeadline, trailers = false): Promise<TunnelStream> {
+    const tunnel = await deadline.accept(this.registry.require(deviceId).openStream({ op, args, requestId: currentRequestId(), actor: principal.email, trailers }));
     if (op !== TUNNEL_OPS.fsWrite) tunnel.body.end();
     return tunnel;
   }

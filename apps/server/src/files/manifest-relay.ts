@@ -4,6 +4,7 @@ import { checkRelativePath, DomainError, isSha256, ManifestEntry, MAX_FILE_MODE 
 import { deviceError } from '../relay/device-error';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { NDJSON } from '../exec/ndjson-response';
+import type { StallDeadline } from './stall-deadline';
 
 /** No manifest line comes near this: a longer one is a broken or hostile device. */
 const MAX_LINE_BYTES = 64 * 1024;
@@ -15,7 +16,7 @@ const MAX_LINE_BYTES = 64 * 1024;
  * broken stream ends the answer with a final `{"error", "code"}` line (the status is already
  * 200), as NDJSON exec does. The HTTP response's backpressure pauses the device's walk.
  */
-export async function relayManifest(tunnel: TunnelStream, res: Response): Promise<void> {
+export async function relayManifest(tunnel: TunnelStream, res: Response, deadline: StallDeadline): Promise<void> {
   res.status(200).setHeader('Content-Type', `${NDJSON}; charset=utf-8`);
   res.setHeader('Cache-Control', 'no-store');
   const clientGone = () => tunnel.abort();
@@ -24,6 +25,7 @@ export async function relayManifest(tunnel: TunnelStream, res: Response): Promis
   let pending = '';
   try {
     for await (const chunk of tunnel.body as AsyncIterable<Buffer>) {
+      deadline.touch();
       pending += decoder.write(chunk);
       let cut: number;
       let out = '';
@@ -38,7 +40,7 @@ export async function relayManifest(tunnel: TunnelStream, res: Response): Promis
     if (pending.length > 0) throw new DomainError('INTERNAL', 'The device sent an invalid listing (unterminated line)');
   } catch (err) {
     tunnel.abort();
-    const error = err instanceof DomainError ? err : new DomainError('DEVICE_OFFLINE', 'Device is offline');
+    const error = err instanceof DomainError ? err : deadline.timedOut ? deadline.error() : new DomainError('DEVICE_OFFLINE', 'Device is offline');
     if (!res.destroyed) res.write(`${JSON.stringify({ error: error.message, code: error.code })}\n`);
   } finally {
     res.off('close', clientGone);

@@ -13,6 +13,14 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Modification time, ms since the epoch; default: now. */
   mtime?: number;
+  /** Told of each temp file while it exists, so that one a crash left behind can be found and removed later. */
+  tempFiles?: TempFileJournal;
+}
+
+/** Where a process notes its temp files in flight (the runtime's stale-upload sweep reads it). */
+export interface TempFileJournal {
+  record(temp: string): Promise<void>;
+  forget(temp: string): Promise<void>;
 }
 
 export interface AtomicWriteCheck {
@@ -24,6 +32,8 @@ export interface AtomicWriteCheck {
 
 /** Temp files are named `.<name>.svc-<random>.tmp`, so a listing shows what they are. */
 export const TEMP_FILE_MARK = '.svc-';
+/** Recognises a temp file's name (and nothing a user would name a file by chance). */
+export const TEMP_FILE_NAME = /^\..*\.svc-[0-9a-f]{12}\.tmp$/s;
 const TEMP_NAME_CHARS = 200;
 
 /**
@@ -42,6 +52,7 @@ export class AtomicFileWriter {
     private handle: FileHandle | undefined,
     private readonly mode: number,
     private readonly mtime: number | undefined,
+    private readonly journal: TempFileJournal | undefined,
   ) {}
 
   static async open(target: string, options: AtomicWriteOptions = {}): Promise<AtomicFileWriter> {
@@ -51,13 +62,15 @@ export class AtomicFileWriter {
     const temp = join(directory, `.${basename(target).slice(0, TEMP_NAME_CHARS)}${TEMP_FILE_MARK}${randomBytes(6).toString('hex')}.tmp`);
     let handle: FileHandle | undefined;
     try {
+      await options.tempFiles?.record(temp);
       handle = await open(temp, 'wx', 0o666);
       const defaultMode = (await handle.stat()).mode & 0o777;
       await handle.chmod(0o600);
-      return new AtomicFileWriter(target, temp, handle, (options.mode ?? replaced?.mode ?? defaultMode) & MAX_FILE_MODE, options.mtime);
+      return new AtomicFileWriter(target, temp, handle, (options.mode ?? replaced?.mode ?? defaultMode) & MAX_FILE_MODE, options.mtime, options.tempFiles);
     } catch (err) {
       await handle?.close().catch(() => undefined);
       await unlink(temp).catch(() => undefined);
+      await options.tempFiles?.forget(temp).catch(() => undefined);
       throw fileSystemError(err, target);
     }
   }
@@ -79,6 +92,7 @@ export class AtomicFileWriter {
       await handle.close();
       this.handle = undefined;
       await rename(this.temp, this.target);
+      await this.journal?.forget(this.temp).catch(() => undefined);
       await syncDirectory(dirname(this.temp));
       return { size: tap.bytes, sha256 };
     } catch (err) {
@@ -93,6 +107,7 @@ export class AtomicFileWriter {
     this.handle = undefined;
     await handle?.close().catch(() => undefined);
     await unlink(this.temp).catch(() => undefined);
+    await this.journal?.forget(this.temp).catch(() => undefined);
   }
 }
 
@@ -133,7 +148,7 @@ async function existingFile(target: string): Promise<{ mode: number } | undefine
  * Writes the chunks one after the other into `handle`. Not a FileHandle write stream: such a
  * stream holds the handle until it closes itself, so `handle.close()` would wait for it forever.
  */
-function fileWriter(handle: FileHandle): Writable {
+export function fileWriter(handle: FileHandle): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, callback) {
       void (async () => {

@@ -96,6 +96,8 @@ export const FILE_LIMITS = {
   maxPatternLength: 1024,
   /** Most paths one `fs/delete` (and `POST /devices/:device/files/delete`) takes; the SDK sends batches. */
   maxDeletePaths: 500,
+  /** Longest `fs/ls` answer (about a million entries): the runtime refuses a bigger directory, the server cuts a longer answer. */
+  maxListingBytes: 128 * 1024 * 1024,
 } as const;
 
 const SHA256 = /^[0-9a-f]{64}$/;

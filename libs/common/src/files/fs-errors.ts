@@ -12,6 +12,7 @@ const BY_ERRNO: Record<string, Describe> = {
   EISDIR: (path) => new InvalidInputError(`Is a directory: ${path}`),
   ENAMETOOLONG: (path) => new InvalidInputError(`File name too long: ${path}`),
   ELOOP: (path) => new InvalidInputError(`Too many levels of symbolic links: ${path}`),
+  ENXIO: (path) => new InvalidInputError(`No such device or address: ${path} (a FIFO needs a reader, a socket cannot be opened)`),
   EEXIST: (path) => new ConflictError(`File exists: ${path}`),
   ENOTEMPTY: (path) => new ConflictError(`Directory not empty: ${path}`),
   EBUSY: (path) => new ConflictError(`Device or resource busy: ${path}`),

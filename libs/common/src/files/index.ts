@@ -6,3 +6,6 @@ export * from './digest-tap';
 export * from './atomic-write';
 export * from './tree-walk';
 export * from './sync-plan';
+export * from './write-destination';
+export * from './special-write';
+export * from './file-writer';
