@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { startTestServer, TestServer } from './fixtures/test-server';
+import { TEST_CARRIER } from './fixtures/runtime-process';
 
 const ALICE = 'alice@cli-cmd.test';
 const BOB = 'bob@cli-cmd.test';
@@ -61,7 +62,7 @@ describe('svc devices / access / orgs / runtime (real binary, real runtime)', ()
   }
 
   it('registers with `svc runtime run`, shows the fingerprint in the pending list, and goes online once approved', async () => {
-    runtime = spawnSvc(deviceHome, ['runtime', 'run', '--owner', `user:${ALICE}`, '--device-id', DEVICE, '--poll-interval', '1s', '--transport', 'tcp']);
+    runtime = spawnSvc(deviceHome, ['runtime', 'run', '--owner', `user:${ALICE}`, '--device-id', DEVICE, '--poll-interval', '1s', '--transport', TEST_CARRIER]);
     runtime.stdout!.setEncoding('utf8').on('data', (chunk: string) => (runtimeOutput += chunk));
     runtime.stderr!.setEncoding('utf8').on('data', (chunk: string) => (runtimeOutput += chunk));
     const [, fingerprint] = await waitForOutput(/Key fingerprint: (\S+)/);

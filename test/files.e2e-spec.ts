@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { DeviceFiles } from '../apps/cli/src/sdk/device-files';
 import type { Caller } from './fixtures/api-client';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { RuntimeProcess, startRuntimeProcess, TEST_CARRIER } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@files.test';
@@ -69,7 +69,7 @@ describe('device files (real runtime)', () => {
     const apiKey = await registerDevice(server, 'fs-1', `user:${ALICE}`, alice);
     await registerDevice(server, 'fs-off', `user:${ALICE}`, alice);
     await server.api.post('/devices/fs-1/access', { email_or_org_id: 'viewer@files.test', role: 'viewer' }, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_TUNNEL_TRANSPORT: process.env.FILES_TRANSPORT ?? 'tcp' });
+    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_TUNNEL_TRANSPORT: process.env.FILES_TRANSPORT ?? TEST_CARRIER });
     await runtime.waitForLog('tunnel up');
     files = filesFor(alice);
   });

@@ -14,9 +14,12 @@ import { installClientErrorHandler } from './common/client-error.handler';
 /**
  * REST_PORT against slow clients (slowloris): a request's headers must arrive within 15 s (Node
  * checks every 30 s, so a trickle is cut within 45 s). The whole request has no deadline: uploads
- * stream files of any size at the client's speed. An idle keep-alive connection closes after 5 s.
+ * stream files of any size at the client's speed. An idle keep-alive connection closes after 65 s:
+ * longer than the clients' and proxies' own idle limits (Node's fetch 4 s, browsers and load
+ * balancers 60 s), so a client never reuses a connection the server is closing at that moment
+ * (with Node's 5 s default, a request sent after ~4-5 s of idleness could meet ECONNRESET).
  */
-const REST_TIMEOUTS = { headersTimeout: 15_000, requestTimeout: 0, keepAliveTimeout: 5_000 } as const;
+const REST_TIMEOUTS = { headersTimeout: 15_000, requestTimeout: 0, keepAliveTimeout: 65_000 } as const;
 
 /** Builds the HTTP application; main.ts and the end-to-end tests both start the server this way. */
 export async function createServerApp(config: ServerConfig, options: AppOptions & { logger?: JsonLogger } = {}): Promise<NestExpressApplication> {

@@ -77,7 +77,7 @@ export class DeviceFiles {
       if (own) await this.downloadToStream(from.device, from.path, own === 'stdout' ? stdio!.stdout : stdio!.stderr, transfer);
       else await this.download(from.device, from.path, to.path, undefined, transfer);
     } else if (from.kind === 'device' && to.kind === 'device') await this.copyBetweenDevices(from, to, transfer);
-    else throw new InvalidInputError('cp copies to or from a device: write one side as <device>:<path>');
+    else throw new InvalidInputError('device_cp copies to or from a device: write one side as <device>:<path>');
     return { status: 'copied' };
   }
 
