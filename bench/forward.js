@@ -23,6 +23,8 @@ const ROOT = join(__dirname, '..');
 const EMAIL = 'forward@bench.test';
 const MIB = Number(process.env.BENCH_FORWARD_MIB ?? 1024);
 const QUIC_MIB = Number(process.env.BENCH_QUIC_MIB ?? 32);
+/** Node flags for the runtime and client processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (the server's: BENCH_SERVER_ARGS). */
+const CHILD_ARGS = (process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean);
 
 /**
  * The device side: a sink that counts bytes and answers the count after the sender's FIN, or, for
@@ -110,9 +112,10 @@ async function startSshd(dir) {
 
 /** CPU ms the processes `pids` (and their descendants) spent since this call, once the returned function is called. */
 function cpuMeter(pids) {
-  const total = () => pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
-  const before = total();
-  return () => total() - before;
+  const before = pids.map(treeCpuMs);
+  const meter = () => meter.each().reduce((sum, ms) => sum + ms, 0);
+  meter.each = () => pids.map((pid, i) => treeCpuMs(pid) - before[i]);
+  return meter;
 }
 
 async function sshForward(sshd, targetPort) {
@@ -132,7 +135,7 @@ async function sshForward(sshd, targetPort) {
 async function startRuntime(dir, serverUrl, apiKey, id, transport, auth) {
   const home = join(dir, `home-${id}`);
   mkdirSync(home);
-  const child = spawn(process.execPath, [join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport], {
+  const child = spawn(process.execPath, [...CHILD_ARGS, join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport], {
     env: { ...process.env, SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
     stdio: 'ignore',
   });
@@ -187,13 +190,21 @@ async function main() {
     for (const [index, transport, mib] of [[0, 'tcp', MIB], [1, 'quic', QUIC_MIB]].filter(([, name]) => carriers.includes(name))) {
       const device = `fw-0000${index}`;
       const runtime = await startRuntime(dir, serverUrl, keys[index], device, transport, auth);
-      stops.push(() => runtime.kill());
+      stops.push(() => (runtime.kill(), new Promise((resolve) => (runtime.exitCode === null ? runtime.once('exit', resolve) : resolve()))));
       const args = { port: Number(env.UNIFIED_PORT), caFile: join(dir, 'tls', 'cert.pem'), token, device, targetPort: sinkPort };
-      const client = fork(join(__dirname, 'forward-client.js'), [JSON.stringify(args)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const client = fork(join(__dirname, 'forward-client.js'), [JSON.stringify(args)], { execArgv: CHILD_ARGS, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       stops.push(() => client.kill());
       const port = await new Promise((resolve) => client.once('message', resolve));
       await push(port, 8); // warm-up
-      // Meanwhile, small execs on another device: their worst time shows whether this carrier stalls others.
+      const results = [];
+      for (const [direction, move] of [['push', push], ['pull', pull]]) {
+        const cpu = cpuMeter([client.pid, server.child.pid, runtime.pid]);
+        const rate = await move(port, mib);
+        const mbMoved = (mib * 1024 * 1024) / 1e6;
+        results.push({ direction, rate, cpuPerMb: cpu() / mbMoved, split: cpu.each().map((ms) => (ms / mbMoved).toFixed(1)).join('/') });
+      }
+      // Then small execs on another device during one more push: their worst time shows whether
+      // this carrier stalls others (apart from the CPU figures, which they would blur).
       let worstExecMs = 0;
       let running = true;
       const execs = (async () => {
@@ -204,18 +215,13 @@ async function main() {
           await sleep(50);
         }
       })();
-      const results = [];
-      for (const [direction, move] of [['push', push], ['pull', pull]]) {
-        const cpu = cpuMeter([client.pid, server.child.pid, runtime.pid]);
-        const rate = await move(port, mib);
-        results.push({ direction, rate, cpuPerMb: cpu() / ((mib * 1024 * 1024) / 1e6) });
-      }
+      await push(port, mib);
       running = false;
       await execs;
       client.kill();
-      for (const { direction, rate, cpuPerMb } of results) {
+      for (const { direction, rate, cpuPerMb, split } of results) {
         const base = ssh[direction];
-        const vsSsh = base ? `   ${(rate / base.rate).toFixed(2)}x ssh -L   CPU ${cpuPerMb.toFixed(2)} ms/MB = ${(cpuPerMb / base.cpuPerMb).toFixed(2)}x ssh's` : `   CPU ${cpuPerMb.toFixed(2)} ms/MB`;
+        const vsSsh = base ? `   ${(rate / base.rate).toFixed(2)}x ssh -L   CPU ${cpuPerMb.toFixed(2)} ms/MB = ${(cpuPerMb / base.cpuPerMb).toFixed(2)}x ssh's (client/server/runtime ${split})` : `   CPU ${cpuPerMb.toFixed(2)} ms/MB (client/server/runtime ${split})`;
         const target = transport === 'tcp' ? 'target ≥ 1.0x ssh -L, CPU ≤ 1.5x' : 'target ≥ 30 MB/s';
         console.log(`svc forward, ${transport.padEnd(4)} carrier, ${direction} ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct${vsSsh}   (exec on another device meanwhile: worst ${worstExecMs.toFixed(0)} ms)   ${target}`);
       }
