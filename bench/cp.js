@@ -4,7 +4,8 @@
  * host key), BENCH_CP_MIB of random bytes each way, in one run [goal: ≥ 1.0× scp both ways, CPU
  * per MB ≤ 1.5× ssh's]. CPU is every process of each side: the client run to completion (`svc cp`,
  * or `scp` and its `ssh`), plus the server and runtime, or the sshd session and its sftp server.
- * Run from a build: `node bench/cp.js`.
+ * Run from a build: `node bench/cp.js`; BENCH_CHILD_ARGS / BENCH_SERVER_ARGS add node flags (e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`) to the CLI and runtime / the server.
  */
 const { spawn } = require('node:child_process');
 const { randomFillSync } = require('node:crypto');
@@ -99,8 +100,8 @@ async function main() {
     mkdirSync(join(home, '.config', 'svc'), { recursive: true });
     const credentials = { credentials: { OAuth2Token: { access_token: token, expires_at: Math.floor(Date.now() / 1000) + 3600 } } };
     writeFileSync(join(home, '.config', 'svc', 'credentials.json'), JSON.stringify(credentials), { mode: 0o600 });
-    const cliEnv = { PATH: process.env.PATH, HOME: home, SVC_SERVER_URL: serverUrl, SVC_CA_FILE: join(dir, 'tls', 'cert.pem'), NO_COLOR: '1', TERM: 'dumb', NODE_OPTIONS: process.env.BENCH_CLI_NODE_OPTIONS ?? '' };
-    const svc = [join(ROOT, 'apps/cli/bin/run.js'), 'cp'];
+    const cliEnv = { PATH: process.env.PATH, HOME: home, SVC_SERVER_URL: serverUrl, SVC_CA_FILE: join(dir, 'tls', 'cert.pem'), NO_COLOR: '1', TERM: 'dumb' };
+    const svc = [...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'apps/cli/bin/run.js'), 'cp'];
     const far = [server.child.pid, runtime.pid];
     const up = await timed(process.execPath, [...svc, source, `${DEVICE}:${join(dir, 'device', 'up.bin')}`], cliEnv, far);
     expectSize(join(dir, 'device', 'up.bin'), bytes);

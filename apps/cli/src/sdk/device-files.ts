@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import {
   AtomicFileWriter,
   DigestTap,
+  FILE_IO_CHUNK_BYTES,
   DomainError,
   FileEntry,
   fileSystemError,
@@ -77,7 +78,7 @@ export class DeviceFiles {
       if (!info.isFile()) throw new InvalidInputError(`Not a regular file: ${localPath}${info.isDirectory() ? ' (use device_sync for directories)' : ''}`);
       const meta = metadataOf(info);
       const tap = new DigestTap(meta.size);
-      source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1 });
+      source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1, highWaterMark: FILE_IO_CHUNK_BYTES });
       const query: Record<string, string> = scope ? { path: remotePath, ...scope } : { path: remotePath, name: basename(localPath) };
       const data = reportingProgress(source.pipe(tap), meta.size, transfer.onProgress);
       const written = await this.http.upload(device, query, meta, data, () => tap.digest());
