@@ -32,7 +32,7 @@ function randomFile(path, mib) {
 /** Runs a client command to completion; answers seconds and CPU ms of it and of the far side's processes. */
 function timed(command, args, env, farPids) {
   const cpuBefore = reapedChildrenCpuMs();
-  const farBefore = farPids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
+  const farBefore = farPids.map(treeCpuMs);
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -42,8 +42,8 @@ function timed(command, args, env, farPids) {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (code !== 0) return reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`));
-      const farCpu = farPids.reduce((sum, pid) => sum + treeCpuMs(pid), 0) - farBefore;
-      resolve({ seconds, cpuMs: reapedChildrenCpuMs() - cpuBefore + farCpu });
+      const split = [reapedChildrenCpuMs() - cpuBefore, ...farPids.map((pid, i) => treeCpuMs(pid) - farBefore[i])];
+      resolve({ seconds, cpuMs: split.reduce((sum, ms) => sum + ms, 0), split });
     });
   });
 }
@@ -68,7 +68,8 @@ async function main() {
     const row = (name, run, baseline) => {
       const rate = mb / run.seconds;
       const vs = baseline ? `   ${(rate / (mb / baseline.seconds)).toFixed(2)}x scp   CPU ${(run.cpuMs / baseline.cpuMs).toFixed(2)}x scp's` : '';
-      console.log(`${name.padEnd(32)} ${rate.toFixed(0).padStart(6)} MB/s   CPU ${(run.cpuMs / mb).toFixed(2).padStart(5)} ms/MB${vs}`);
+      const split = run.split.map((ms) => (ms / mb).toFixed(1)).join('/');
+      console.log(`${name.padEnd(32)} ${rate.toFixed(0).padStart(6)} MB/s   CPU ${(run.cpuMs / mb).toFixed(2).padStart(5)} ms/MB (${baseline ? 'client/server/runtime' : 'client/sshd'} ${split})${vs}`);
     };
 
     let scpUp;

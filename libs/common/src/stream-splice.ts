@@ -1,6 +1,6 @@
 import type { Http2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
-import { Duplex, finished } from 'node:stream';
+import { Duplex, finished, Readable, Writable } from 'node:stream';
 
 /** One side of a byte-stream forward and how to cut it short (RST, not a clean end). */
 export interface SpliceEnd {
@@ -95,7 +95,7 @@ export function splice(a: SpliceEnd, b: SpliceEnd): Promise<SpliceOutcome> {
  * syscall at the next hop (measured: up to half of a relay's chunks were ≤ 64 bytes). Must be
  * attached before `pipe`, so that the cork precedes the chunk's write; `end()` uncorks by itself.
  */
-function coalesceWrites(from: Duplex, to: Duplex): void {
+export function coalesceWrites(from: Readable, to: Writable): void {
   from.on('data', () => {
     if (to.writableCorked > 0 || to.writableEnded) return;
     to.cork();
