@@ -14,3 +14,4 @@ const { port, caFile, token, device, targetPort } = JSON.parse(process.argv[2]);
 const streams = new DeviceStreams({ host: '127.0.0.1', port, trust: { ca: readFileSync(caFile) }, token: () => token });
 const mapping = { local: { kind: 'tcp', port: 0 }, remote: { kind: 'tcp', host: '127.0.0.1', port: targetPort } };
 new LocalForwarder(streams, device, mapping).listen().then((local) => process.send(local));
+process.on('SIGTERM', () => process.exit(0)); // lets --cpu-prof write its profile

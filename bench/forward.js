@@ -16,40 +16,74 @@ const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
+const { treeCpuMs } = require('./proc-cpu');
 const { freePort, request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'forward@bench.test';
 const MIB = Number(process.env.BENCH_FORWARD_MIB ?? 1024);
 const QUIC_MIB = Number(process.env.BENCH_QUIC_MIB ?? 32);
+/** Node flags for the runtime and client processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (the server's: BENCH_SERVER_ARGS). */
+const CHILD_ARGS = (process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean);
 
-/** A sink on the device side: counts bytes, answers the count after the sender's FIN. */
+/**
+ * The device side: a sink that counts bytes and answers the count after the sender's FIN, or, for
+ * a connection that opens with `PULL <bytes>\n`, a source that sends that many bytes and ends.
+ */
 function startSink() {
   const server = net.createServer({ allowHalfOpen: true }, (socket) => {
     let received = 0;
-    socket.on('data', (chunk) => (received += chunk.length));
-    socket.on('end', () => socket.end(String(received)));
+    let pulling = false;
+    socket.once('data', (first) => {
+      const pull = /^PULL (\d+)\n/.exec(first.toString('latin1', 0, 32));
+      if (pull) return void ((pulling = true), send(socket, Number(pull[1])));
+      received += first.length;
+      socket.on('data', (chunk) => (received += chunk.length));
+    });
+    socket.on('end', () => pulling || socket.end(String(received)));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Writes `total` bytes to `socket` under backpressure, then ends it. */
+function send(socket, total) {
+  const chunk = Buffer.alloc(256 * 1024, 0x5a);
+  let sent = 0;
+  const pump = () => {
+    while (sent < total) {
+      sent += chunk.length;
+      if (!socket.write(sent > total ? chunk.subarray(0, chunk.length - (sent - total)) : chunk)) return void socket.once('drain', pump);
+    }
+    socket.end();
+  };
+  pump();
+}
+
+/** Asks the device side for `mib` MiB through 127.0.0.1:`port` and resolves with MB/s once all of it arrived. */
+function pull(port, mib) {
+  const total = mib * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    let received = 0;
+    socket.on('connect', () => socket.end(`PULL ${total}\n`));
+    socket.on('data', (d) => (received += d.length));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      if (received !== total) return reject(new Error(`got ${received} bytes, expected ${total}`));
+      resolve(total / 1e6 / (Number(process.hrtime.bigint() - started) / 1e9));
+    });
+  });
 }
 
 /** Sends `mib` MiB to 127.0.0.1:`port` and resolves with MB/s once the far end confirmed the count. */
 function push(port, mib) {
   const total = mib * 1024 * 1024;
-  const chunk = Buffer.alloc(256 * 1024, 0x5a);
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     let answer = '';
-    let sent = 0;
-    const pump = () => {
-      while (sent < total) {
-        sent += chunk.length;
-        if (!socket.write(chunk)) return void socket.once('drain', pump);
-      }
-      socket.end();
-    };
-    socket.on('connect', pump);
+    socket.on('connect', () => send(socket, total));
     socket.on('data', (d) => (answer += d));
     socket.on('error', reject);
     socket.on('end', () => {
@@ -69,11 +103,19 @@ async function startSshd(dir) {
   chmodSync(join(sshDir, 'authorized_keys'), 0o600);
   const port = await freePort();
   const config = join(sshDir, 'sshd_config');
-  writeFileSync(config, [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(sshDir, 'host')}`, `AuthorizedKeysFile ${join(sshDir, 'authorized_keys')}`, 'PasswordAuthentication no', 'StrictModes no', 'UsePAM no', `PidFile ${join(sshDir, 'sshd.pid')}`, ''].join('\n'));
+  writeFileSync(config, [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(sshDir, 'host')}`, `AuthorizedKeysFile ${join(sshDir, 'authorized_keys')}`, 'PasswordAuthentication no', 'StrictModes no', 'UsePAM no', 'Subsystem sftp internal-sftp', `PidFile ${join(sshDir, 'sshd.pid')}`, ''].join('\n'));
   mkdirSync('/run/sshd', { recursive: true });
   const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: 'ignore' });
   await sleep(500);
-  return { port, key: join(sshDir, 'user'), stop: () => sshd.kill() };
+  return { port, pid: sshd.pid, key: join(sshDir, 'user'), stop: () => sshd.kill() };
+}
+
+/** CPU ms the processes `pids` (and their descendants) spent since this call, once the returned function is called. */
+function cpuMeter(pids) {
+  const before = pids.map(treeCpuMs);
+  const meter = () => meter.each().reduce((sum, ms) => sum + ms, 0);
+  meter.each = () => pids.map((pid, i) => treeCpuMs(pid) - before[i]);
+  return meter;
 }
 
 async function sshForward(sshd, targetPort) {
@@ -82,7 +124,7 @@ async function sshForward(sshd, targetPort) {
   const ssh = spawn('ssh', ['-N', '-L', `${local}:127.0.0.1:${targetPort}`, '-p', String(sshd.port), '-i', sshd.key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'ExitOnForwardFailure=yes', `${user}@127.0.0.1`], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     const ready = await new Promise((resolve) => net.connect(local, '127.0.0.1').on('connect', function () { this.destroy(); resolve(true); }).on('error', () => resolve(false)));
-    if (ready) return { port: local, stop: () => ssh.kill() };
+    if (ready) return { port: local, pid: ssh.pid, stop: () => ssh.kill() };
     await sleep(100);
   }
   ssh.kill();
@@ -93,7 +135,7 @@ async function sshForward(sshd, targetPort) {
 async function startRuntime(dir, serverUrl, apiKey, id, transport, auth) {
   const home = join(dir, `home-${id}`);
   mkdirSync(home);
-  const child = spawn(process.execPath, [join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport], {
+  const child = spawn(process.execPath, [...CHILD_ARGS, join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport], {
     env: { ...process.env, SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
     stdio: 'ignore',
   });
@@ -125,30 +167,44 @@ async function main() {
     const direct = await push(sinkPort, MIB);
     console.log(`direct loopback TCP              ${direct.toFixed(0).padStart(6)} MB/s`);
 
-    let ssh;
+    const ssh = {};
+    const mb = (MIB * 1024 * 1024) / 1e6;
     if (existsSync('/usr/sbin/sshd')) {
       const sshd = await startSshd(dir);
       stops.push(() => sshd.stop());
       const tunnel = await sshForward(sshd, sinkPort);
       stops.push(() => tunnel.stop());
-      ssh = await push(tunnel.port, MIB);
-      console.log(`ssh -L                           ${ssh.toFixed(0).padStart(6)} MB/s   ${(ssh / direct).toFixed(2)}x direct`);
+      for (const [direction, move] of [['push', push], ['pull', pull]]) {
+        const cpu = cpuMeter([tunnel.pid, sshd.pid]);
+        const rate = await move(tunnel.port, MIB);
+        ssh[direction] = { rate, cpuPerMb: cpu() / mb };
+        console.log(`ssh -L, ${direction}                     ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct   CPU ${ssh[direction].cpuPerMb.toFixed(2)} ms/MB`);
+      }
     } else {
       console.log('ssh -L                           skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
     }
 
     const bystander = await startRuntime(dir, serverUrl, keys[2], 'fw-00002', 'tcp', auth);
     stops.push(() => bystander.kill());
-    for (const [index, transport, mib] of [[0, 'tcp', MIB], [1, 'quic', QUIC_MIB]]) {
+    const carriers = (process.env.BENCH_FORWARD_CARRIERS ?? 'tcp,quic').split(',');
+    for (const [index, transport, mib] of [[0, 'tcp', MIB], [1, 'quic', QUIC_MIB]].filter(([, name]) => carriers.includes(name))) {
       const device = `fw-0000${index}`;
       const runtime = await startRuntime(dir, serverUrl, keys[index], device, transport, auth);
-      stops.push(() => runtime.kill());
+      stops.push(() => (runtime.kill(), new Promise((resolve) => (runtime.exitCode === null ? runtime.once('exit', resolve) : resolve()))));
       const args = { port: Number(env.UNIFIED_PORT), caFile: join(dir, 'tls', 'cert.pem'), token, device, targetPort: sinkPort };
-      const client = fork(join(__dirname, 'forward-client.js'), [JSON.stringify(args)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const client = fork(join(__dirname, 'forward-client.js'), [JSON.stringify(args)], { execArgv: CHILD_ARGS, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       stops.push(() => client.kill());
       const port = await new Promise((resolve) => client.once('message', resolve));
       await push(port, 8); // warm-up
-      // Meanwhile, small execs on another device: their worst time shows whether this carrier stalls others.
+      const results = [];
+      for (const [direction, move] of [['push', push], ['pull', pull]]) {
+        const cpu = cpuMeter([client.pid, server.child.pid, runtime.pid]);
+        const rate = await move(port, mib);
+        const mbMoved = (mib * 1024 * 1024) / 1e6;
+        results.push({ direction, rate, cpuPerMb: cpu() / mbMoved, split: cpu.each().map((ms) => (ms / mbMoved).toFixed(1)).join('/') });
+      }
+      // Then small execs on another device during one more push: their worst time shows whether
+      // this carrier stalls others (apart from the CPU figures, which they would blur).
       let worstExecMs = 0;
       let running = true;
       const execs = (async () => {
@@ -159,13 +215,16 @@ async function main() {
           await sleep(50);
         }
       })();
-      const rate = await push(port, mib);
+      await push(port, mib);
       running = false;
       await execs;
       client.kill();
-      const vsSsh = ssh ? `   ${(rate / ssh).toFixed(2)}x ssh -L` : '';
-      const target = transport === 'tcp' ? 'target ≥ 1.0x ssh -L' : 'target ≥ 30 MB/s';
-      console.log(`svc forward, ${transport.padEnd(4)} carrier        ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct${vsSsh}   (exec on another device meanwhile: worst ${worstExecMs.toFixed(0)} ms)   ${target}`);
+      for (const { direction, rate, cpuPerMb, split } of results) {
+        const base = ssh[direction];
+        const vsSsh = base ? `   ${(rate / base.rate).toFixed(2)}x ssh -L   CPU ${cpuPerMb.toFixed(2)} ms/MB = ${(cpuPerMb / base.cpuPerMb).toFixed(2)}x ssh's (client/server/runtime ${split})` : `   CPU ${cpuPerMb.toFixed(2)} ms/MB (client/server/runtime ${split})`;
+        const target = transport === 'tcp' ? 'target ≥ 1.0x ssh -L, CPU ≤ 1.5x' : 'target ≥ 30 MB/s';
+        console.log(`svc forward, ${transport.padEnd(4)} carrier, ${direction} ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct${vsSsh}   (exec on another device meanwhile: worst ${worstExecMs.toFixed(0)} ms)   ${target}`);
+      }
     }
   } finally {
     for (const stop of stops.reverse()) await stop();
@@ -181,4 +240,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { benchForward: main };
+module.exports = { benchForward: main, startRuntime, startSshd };

@@ -143,6 +143,7 @@ async function main() {
     await benchTunnelFleet();
     console.log('');
     await benchForward();
+    await require('./cp').benchCp();
     console.log('');
     await benchCliStartup();
   } finally {

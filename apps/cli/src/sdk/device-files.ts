@@ -3,6 +3,7 @@ import { basename, join, posix } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
   DigestTap,
+  FILE_IO_CHUNK_BYTES,
   DomainError,
   FileEntry,
   fileSystemError,
@@ -104,7 +105,7 @@ export class DeviceFiles {
       if (!info.isFile()) throw notARegularFile(localPath, specialType(info));
       const meta = metadataOf(info);
       const tap = new DigestTap(meta.size);
-      source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1 });
+      source = meta.size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: meta.size - 1, highWaterMark: FILE_IO_CHUNK_BYTES });
       const query: Record<string, string> = scope ? { path: remotePath, ...scope } : { path: remotePath, name };
       const data = reportingProgress(source.pipe(tap), meta.size, transfer.onProgress);
       const written = await this.http.upload(device, query, meta, data, () => tap.digest());

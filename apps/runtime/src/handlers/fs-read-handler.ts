@@ -3,7 +3,7 @@ import { FileHandle, open, stat } from 'node:fs/promises';
 import type { ServerHttp2Stream } from 'node:http2';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DigestTap, FILE_TUNNEL_HEADERS, fileSystemError, followLinks, formatModeHeader, metadataOf, notARegularFile, requireInside, specialType } from '@svc/common';
+import { DigestTap, FILE_IO_CHUNK_BYTES, FILE_TUNNEL_HEADERS, fileSystemError, followLinks, formatModeHeader, metadataOf, notARegularFile, requireInside, specialType } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseReadArgs } from './fs-args';
 import { tracked, watchAbort } from './fs-stream';
@@ -44,7 +44,7 @@ export async function handleFsRead(stream: ServerHttp2Stream, rawArgs: Record<st
     );
     stream.once('wantTrailers', () => stream.sendTrailers({ [FILE_TUNNEL_HEADERS.sha256]: tap.digest() }));
     const aborted = watchAbort(stream);
-    const source = size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: size - 1 });
+    const source = size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: size - 1, highWaterMark: FILE_IO_CHUNK_BYTES });
     await tracked(stream, context, async () => {
       try {
         await pipeline(source, tap, stream);

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { DeviceOfflineError, DomainError, FILE_HTTP_HEADERS, FILE_TUNNEL_HEADERS, FsWriteOutcome, isSha256 } from '@svc/common';
+import { coalesceWrites, DeviceOfflineError, DomainError, FILE_HTTP_HEADERS, FILE_TUNNEL_HEADERS, FsWriteOutcome, isSha256 } from '@svc/common';
 import { deviceError } from '../relay/device-error';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import type { StallDeadline } from './stall-deadline';
@@ -56,6 +56,7 @@ export async function relayUpload(tunnel: TunnelStream, req: Request, checksumIn
     if (checksumInTrailer) tunnel.endWithTrailers(typeof sha256 === 'string' ? { [FILE_TUNNEL_HEADERS.sha256]: sha256 } : {});
     else body.end();
   });
+  coalesceWrites(req, body);
   req.pipe(body, { end: false });
   try {
     const outcome = (await readJsonAnswer(tunnel, deadline)) as FsWriteOutcome;
@@ -93,6 +94,7 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
     body.once('error', () => resolve(false));
     body.once('close', () => resolve(body.readableEnded));
     res.once('close', () => resolve(res.writableFinished));
+    coalesceWrites(body, res);
     body.pipe(res, { end: false });
   });
   const sha256 = delivered ? (await tunnel.trailers)[FILE_TUNNEL_HEADERS.sha256] : undefined;

@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { frameProblem, H2FrameGuard } from './h2-frame-guard';
 
 const header = (length: number, type: number, flags = 0, stream = 0) => {
@@ -45,5 +45,30 @@ describe('H2FrameGuard', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(problems).toEqual(['PUSH_PROMISE (push is disabled)']);
     expect(Buffer.concat(passed)).toEqual(good);
+  });
+});
+
+describe('H2FrameGuard writes', () => {
+  it('sends the buffers HTTP/2 hands over at once as one write of the socket, bytes unchanged', async () => {
+    const writes: Buffer[][] = [];
+    const inner = new Writable({
+      writev(chunks, callback) {
+        writes.push(chunks.map(({ chunk }) => chunk as Buffer));
+        callback();
+      },
+      write(chunk: Buffer, _encoding, callback) {
+        writes.push([chunk]);
+        callback();
+      },
+    });
+    const socket = Object.assign(new PassThrough(), { write: inner.write.bind(inner), cork: inner.cork.bind(inner), uncork: inner.uncork.bind(inner) });
+    const guard = new H2FrameGuard(socket, () => undefined);
+    const frame = [header(3, 0, 0, 1), Buffer.from('abc'), header(2, 0, 0, 1), Buffer.from('de')];
+    guard.cork(); // as a JSStreamSocket does with one batch of HTTP/2 output
+    for (const buffer of frame) guard.write(buffer);
+    guard.uncork();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    expect(Buffer.concat(writes[0])).toEqual(Buffer.concat(frame));
   });
 });
