@@ -2,7 +2,8 @@
  * exec, end to end (issue 16 targets in brackets), against a server started as its own process
  * and a real runtime on the carrier BENCH_EXEC_TRANSPORT (tcp), each figure BENCH_ROUNDS (3) times:
  *   1. POST /api/exec of `true`, p50/p99 over BENCH_EXECS calls, vs spawning `true` locally in
- *      the same round [p50 ≤ 1.5×, p99 ≤ 3×];
+ *      the same round [p50 ≤ 1.5×, p99 ≤ 3×]; with GET /health and an exec on an unknown device
+ *      (the server's share without the tunnel) to show where the time goes;
  *   2. `svc exec <device> -- true` as a whole process (the real binary, its own HOME, signed in),
  *      BENCH_EXEC_CLI_RUNS runs, vs `ssh host true` to a throwaway loopback sshd [≤ 0.6×];
  *   3. output delay: a device command prints its clock every 20 ms; the time from that stamp to
@@ -126,19 +127,29 @@ async function benchExec() {
       if (res.status !== 200 || JSON.parse(res.body).exit_code !== 0) throw new Error(`exec: ${res.status} ${res.body}`);
     };
     const spawnOnce = () => new Promise((resolve) => spawn('true').once('exit', resolve));
+    // Where the time goes: an HTTP round trip to the server, and the server's share of an exec
+    // without the tunnel (token, validation, authorization: an unknown device answers 404).
+    const healthOnce = () => request(`${serverUrl}/health`);
+    const unknownOnce = async () => {
+      const res = await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device: 'no-such-device', command: ['true'] } });
+      if (res.status !== 404) throw new Error(`exec on an unknown device: ${res.status} ${res.body}`);
+    };
     await timed(execOnce, 50);
     await timed(spawnOnce, 30);
     const rest = await rounds(async () => {
       const exec = await timed(execOnce, EXECS);
       const local = await timed(spawnOnce, EXECS);
+      const health = await timed(healthOnce, EXECS);
+      const unknown = await timed(unknownOnce, EXECS);
       const r = { execP50: percentile(exec, 50), execP99: percentile(exec, 99), spawnP50: percentile(local, 50), spawnP99: percentile(local, 99) };
-      return { ...r, ratioP50: r.execP50 / r.spawnP50, ratioP99: r.execP99 / r.spawnP99 };
+      return { ...r, ratioP50: r.execP50 / r.spawnP50, ratioP99: r.execP99 / r.spawnP99, healthP50: percentile(health, 50), unknownP50: percentile(unknown, 50) };
     });
     const verdict = (ok) => (ok ? 'met' : 'MISSED');
     const worst = (values) => Math.max(...values);
     console.log(`POST /api/exec (true), ${EXECS} calls   p50 ${spread(rest.execP50)} ms  p99 ${spread(rest.execP99)} ms`);
     console.log(`  local spawn of true             p50 ${spread(rest.spawnP50)} ms  p99 ${spread(rest.spawnP99)} ms`);
     console.log(`  svc/spawn                       p50 ${spread(rest.ratioP50)}x  p99 ${spread(rest.ratioP99)}x   target p50 ≤ ${TARGETS.restP50}x (${verdict(worst(rest.ratioP50) <= TARGETS.restP50)}), p99 ≤ ${TARGETS.restP99}x (${verdict(worst(rest.ratioP99) <= TARGETS.restP99)})`);
+    console.log(`  of which: GET /health p50 ${spread(rest.healthP50)} ms; POST /api/exec to an unknown device (no tunnel) p50 ${spread(rest.unknownP50)} ms`);
 
     const cli = cliEnv(dir, serverUrl, token);
     const svcOnce = () => run(process.execPath, [BIN, 'exec', DEVICE, '-n', '--', 'true'], cli);
