@@ -1,18 +1,23 @@
 #!/usr/bin/env node
 /**
  * Benchmarks (not part of the tests). Each prints a ratio against a baseline measured in the same
- * run on the same machine, so the numbers mean something on a busy shared box:
- *   1. storage: the embedded adapter (port + filter translation + JSON codec + mutex) vs raw
+ * run on the same machine, so the numbers mean something on a busy shared box; figures measured
+ * in rounds (BENCH_ROUNDS, 3) print their median round and the spread (min–max) of the rounds:
+ *   storage: the embedded adapter (port + filter translation + JSON codec + mutex) vs raw
  *      better-sqlite3 prepared statements on the same table layout;
- *   2. HTTP: the server's full stack (middleware, guard, filter, storage ping) on GET /health vs
+ *   http: the server's full stack (middleware, guard, filter, storage ping) on GET /health vs
  *      a bare node:http server answering the same JSON;
- *   3. device listing (device-listing.js): GET /devices for a user with 10,000 devices, the full
- *      list and one page, vs a raw better-sqlite3 read of the same rows;
- *   4. the tunnel at fleet size (tunnel-fleet.js): memory per idle tunnel vs bare TLS, exec round
- *      trip vs a local spawn, reconnection of 1,000 runtimes after a server restart;
- *   5. forward throughput (forward.js): svc over each carrier vs direct loopback TCP and `ssh -L`;
- *   6. CLI cold start (cli-startup.js): `svc --version` / `--help` vs `node -e 0`.
- * Run with `npm run bench` (builds first).
+ *   listing (device-listing.js): GET /devices for a user with 10,000 devices, the full list and
+ *      one page, vs a raw better-sqlite3 read of the same rows;
+ *   fleet (tunnel-fleet.js): memory per idle tunnel vs bare TLS, exec round trip vs a local
+ *      spawn, reconnection of 1,000 runtimes after a server restart;
+ *   forward (forward.js): svc over each carrier vs direct loopback TCP and `ssh -L`, push and pull;
+ *   cp (cp.js): `svc cp` up and down vs `scp` to a loopback sshd, with CPU per MB of each process;
+ *   exec (exec.js): POST /api/exec vs a local spawn, `svc exec -- true` vs `ssh host true`, and
+ *      how soon output written on the device reaches svc's stdout;
+ *   cli (cli-startup.js): `svc --version` / `--help` vs `node -e 0`.
+ * Run with `npm run bench` (builds first); BENCH_ONLY=exec,cli runs only the sections named.
+ * The results on the reference machine are in docs/performance.md.
  */
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -23,6 +28,8 @@ const { benchDeviceListing } = require('./device-listing');
 const { benchTunnelFleet } = require('./tunnel-fleet');
 const { benchForward } = require('./forward');
 const { benchCliStartup } = require('./cli-startup');
+const { benchExec } = require('./exec');
+const { rounds, selected, spread, ROUNDS } = require('./spread');
 
 const ROOT = join(__dirname, '..');
 const { EmbeddedStorage } = require(join(ROOT, 'apps/server/dist/storage/embedded/embedded-storage'));
@@ -36,9 +43,11 @@ function ms(start) {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
+/** Rates per round (median and spread) and the svc/baseline time ratio of each round. */
 function row(name, baselineMs, svcMs, unit, count) {
-  const rate = (t) => `${Math.round((count / t) * 1000).toLocaleString('en')} ${unit}/s`;
-  console.log(`${name.padEnd(34)} baseline ${rate(baselineMs).padStart(16)}   svc ${rate(svcMs).padStart(16)}   svc/baseline time ${(svcMs / baselineMs).toFixed(2)}x`);
+  const rates = (times) => spread(times.map((t) => (count / t) * 1000), 0);
+  const ratios = svcMs.map((t, i) => t / baselineMs[i]);
+  console.log(`${name.padEnd(34)} baseline ${rates(baselineMs)} ${unit}/s   svc ${rates(svcMs)} ${unit}/s   svc/baseline time ${spread(ratios)}x`);
 }
 
 async function benchStorage(dir) {
@@ -50,31 +59,33 @@ async function benchStorage(dir) {
   });
   const docs = Array.from({ length: N_DOCS }, (_, i) => ({ id: `d${i}`, owner: `user:u${i % 100}@x.test`, tags: [`t${i % 7}`], createdAt: new Date(1e12 + i), n: i }));
 
-  const raw = new Database(join(dir, 'raw.sqlite'));
-  raw.pragma('journal_mode = WAL');
-  raw.exec(`CREATE TABLE bench (id TEXT PRIMARY KEY, doc TEXT NOT NULL); CREATE INDEX bench_owner ON bench(json_extract(doc, '$.owner'));`);
-  const insert = raw.prepare('INSERT INTO bench (id, doc) VALUES (?, ?)');
-  const byOwner = raw.prepare(`SELECT doc FROM bench WHERE json_extract(doc, '$.owner') = ?`);
-  let t = process.hrtime.bigint();
-  for (const { id, ...rest } of docs) insert.run(id, JSON.stringify({ ...rest, createdAt: rest.createdAt.toISOString() }));
-  const rawInsert = ms(t);
-  t = process.hrtime.bigint();
-  for (let i = 0; i < N_DOCS; i++) byOwner.all(`user:u${i % 100}@x.test`).map((r) => JSON.parse(r.doc));
-  const rawFind = ms(t);
-  raw.close();
+  const figures = await rounds(async (round) => {
+    const raw = new Database(join(dir, `raw-${round}.sqlite`));
+    raw.pragma('journal_mode = WAL');
+    raw.exec(`CREATE TABLE bench (id TEXT PRIMARY KEY, doc TEXT NOT NULL); CREATE INDEX bench_owner ON bench(json_extract(doc, '$.owner'));`);
+    const insert = raw.prepare('INSERT INTO bench (id, doc) VALUES (?, ?)');
+    const byOwner = raw.prepare(`SELECT doc FROM bench WHERE json_extract(doc, '$.owner') = ?`);
+    let t = process.hrtime.bigint();
+    for (const { id, ...rest } of docs) insert.run(id, JSON.stringify({ ...rest, createdAt: rest.createdAt.toISOString() }));
+    const rawInsert = ms(t);
+    t = process.hrtime.bigint();
+    for (let i = 0; i < N_DOCS; i++) byOwner.all(`user:u${i % 100}@x.test`).map((r) => JSON.parse(r.doc));
+    const rawFind = ms(t);
+    raw.close();
 
-  const storage = EmbeddedStorage.open(join(dir, 'svc.sqlite'), [def]);
-  const col = storage.collection(def);
-  t = process.hrtime.bigint();
-  for (const doc of docs) await col.insert(doc);
-  const svcInsert = ms(t);
-  t = process.hrtime.bigint();
-  for (let i = 0; i < N_DOCS; i++) await col.find({ owner: `user:u${i % 100}@x.test` });
-  const svcFind = ms(t);
-  await storage.close();
-
-  row('storage insert (one doc)', rawInsert, svcInsert, 'ops', N_DOCS);
-  row('storage find by indexed field', rawFind, svcFind, 'queries', N_DOCS);
+    const storage = EmbeddedStorage.open(join(dir, `svc-${round}.sqlite`), [def]);
+    const col = storage.collection(def);
+    t = process.hrtime.bigint();
+    for (const doc of docs) await col.insert(doc);
+    const svcInsert = ms(t);
+    t = process.hrtime.bigint();
+    for (let i = 0; i < N_DOCS; i++) await col.find({ owner: `user:u${i % 100}@x.test` });
+    const svcFind = ms(t);
+    await storage.close();
+    return { rawInsert, svcInsert, rawFind, svcFind };
+  });
+  row('storage insert (one doc)', figures.rawInsert, figures.svcInsert, 'ops', N_DOCS);
+  row('storage find by indexed field', figures.rawFind, figures.svcFind, 'queries', N_DOCS);
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -120,32 +131,45 @@ async function benchHttp(dir) {
 
   await load(rawUrl); // warm-up both
   await load(svcUrl);
-  const rawMs = await load(rawUrl);
-  const svcMs = await load(svcUrl);
+  const { rawMs, svcMs } = await rounds(async () => ({ rawMs: await load(rawUrl), svcMs: await load(svcUrl) }));
   row(`GET /health (${CONCURRENCY} concurrent)`, rawMs, svcMs, 'req', N_REQUESTS);
-  console.log(`${''.padEnd(34)} mean latency: baseline ${((rawMs / N_REQUESTS) * CONCURRENCY).toFixed(2)} ms, svc ${((svcMs / N_REQUESTS) * CONCURRENCY).toFixed(2)} ms`);
+  const latency = (times) => spread(times.map((t) => (t / N_REQUESTS) * CONCURRENCY));
+  console.log(`${''.padEnd(34)} mean latency: baseline ${latency(rawMs)} ms, svc ${latency(svcMs)} ms`);
   agent.destroy();
   raw.close();
   await app.close();
 }
 
+/** The sections in the order they run; BENCH_ONLY selects some by name. */
+const SECTIONS = [
+  ['storage', (dir) => benchStorage(dir)],
+  ['http', (dir) => benchHttp(dir)],
+  ['listing', (dir) => benchDeviceListing(mkdirIn(dir, 'listing'))],
+  ['fleet', () => benchTunnelFleet()],
+  ['forward', () => benchForward()],
+  ['cp', () => require('./cp').benchCp()],
+  ['exec', () => benchExec()],
+  ['cli', () => benchCliStartup()],
+];
+
+function mkdirIn(dir, name) {
+  const path = join(dir, name);
+  require('node:fs').mkdirSync(path);
+  return path;
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const cpu = require('node:os').cpus()[0]?.model ?? 'unknown CPU';
   try {
-    console.log(`svc benchmarks — node ${process.version}, ${N_DOCS} docs, ${N_REQUESTS} requests\n`);
-    await benchStorage(dir);
-    await benchHttp(dir);
-    console.log('');
-    const listingDir = join(dir, 'listing');
-    require('node:fs').mkdirSync(listingDir);
-    await benchDeviceListing(listingDir);
-    console.log('');
-    await benchTunnelFleet();
-    console.log('');
-    await benchForward();
-    await require('./cp').benchCp();
-    console.log('');
-    await benchCliStartup();
+    console.log(`svc benchmarks — node ${process.version}, ${require('node:os').availableParallelism()} CPUs (${cpu}), ${N_DOCS} docs, ${N_REQUESTS} requests, ${ROUNDS} rounds: median (min–max)`);
+    for (const [name, bench] of SECTIONS) {
+      if (!selected(name)) continue;
+      const started = process.hrtime.bigint();
+      console.log(`\n[${name}]`);
+      await bench(dir);
+      console.log(`[${name}: ${(ms(started) / 1000).toFixed(0)} s]`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,3 +1,10 @@
 #!/usr/bin/env node
 // The `svc` command. oclif reads package.json's "oclif" section and loads commands from dist/.
-require('@oclif/core').execute({ dir: __dirname });
+// oclif would load semver on every start only to check its own engines.node (>=18), which svc's
+// stricter requirement (package.json engines) already implies: skip that check, and leave the
+// environment of the commands svc starts as it was.
+const skipEngineCheck = process.env.OCLIF_DISABLE_ENGINE_WARNING === undefined;
+if (skipEngineCheck) process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true';
+const oclif = require('@oclif/core');
+if (skipEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+oclif.execute({ dir: __dirname });

@@ -5,9 +5,8 @@ import { EXIT, exitCodeFor } from './exit-codes';
 import { escapeTerminal } from './output/terminal-text';
 import { asUsageError, usageErrorLines, usageExitCode } from './output/usage-error';
 import { inCommandWords } from './output/command-wording';
-import { BackgroundForwardSessions } from './forward/background-sessions';
-import { OperationRunner } from './sdk/operation-runner';
-import { SvcClient } from './sdk/svc-client';
+import type { OperationRunner } from './sdk/operation-runner';
+import type { SvcClient } from './sdk/svc-client';
 
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof SvcCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
@@ -50,13 +49,22 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
     return this.settingsValue;
   }
 
+  // The SDK and the operation runner are loaded on first use, not at start-up: `svc --help` needs
+  // neither, and `svc exec` does not need the runner (which brings the deploy-file reader).
   protected get client(): SvcClient {
-    this.clientValue ??= new SvcClient({ settings: this.settings, userAgent: this.config.userAgent });
+    if (!this.clientValue) {
+      const { SvcClient } = require('./sdk/svc-client') as typeof import('./sdk/svc-client');
+      this.clientValue = new SvcClient({ settings: this.settings, userAgent: this.config.userAgent });
+    }
     return this.clientValue;
   }
 
   protected get runner(): OperationRunner {
-    this.runnerValue ??= new OperationRunner(this.client, new BackgroundForwardSessions(this.settings, this.config));
+    if (!this.runnerValue) {
+      const { OperationRunner } = require('./sdk/operation-runner') as typeof import('./sdk/operation-runner');
+      const { BackgroundForwardSessions } = require('./forward/background-sessions') as typeof import('./forward/background-sessions');
+      this.runnerValue = new OperationRunner(this.client, new BackgroundForwardSessions(this.settings, this.config));
+    }
     return this.runnerValue;
   }
 

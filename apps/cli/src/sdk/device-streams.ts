@@ -13,6 +13,7 @@ import {
   TUNNEL_HTTP2,
   untrustedServerReason,
 } from '@svc/common';
+import { parseJsonOr, plainGet } from './plain-get';
 
 /** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */
 export const CLIENT_STREAMS_ALPN = 'h2';
@@ -179,11 +180,11 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * announce their own certificate.
  */
 export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreamsOptions['token'], trust?: ServerTrust, headers?: Record<string, string>): Promise<DeviceStreams> {
-  const answer = await fetch(new URL('/auth/config', serverUrl)).catch((error: Error & { cause?: Error }) => {
-    throw new ServerUnreachableError(serverUrl, error.cause?.message ?? error.message);
+  const answer = await plainGet(new URL('/auth/config', serverUrl)).catch((error: Error) => {
+    throw new ServerUnreachableError(serverUrl, error.message);
   });
-  if (!answer.ok) throw errorFromAnswer(answer.status, await answer.text());
-  const body = (await answer.json().catch(() => ({}))) as { tunnel?: { port?: unknown; certificate_sha256?: unknown } | null };
+  if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer.status, answer.text);
+  const body = parseJsonOr(answer.text, {}) as { tunnel?: { port?: unknown; certificate_sha256?: unknown } | null };
   const port = body.tunnel?.port;
   if (typeof port !== 'number') throw new Error(`${serverUrl.origin} announces no stream endpoint (GET /auth/config)`);
   let chosen = trust;

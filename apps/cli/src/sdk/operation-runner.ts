@@ -1,5 +1,5 @@
 import { DeployJobsResult, DeployRequest, InvalidInputError, OperationName, OperationResults } from '@svc/common';
-import { loadDeploySpec, SpecType } from '../deploy/spec-loader';
+import type { SpecType } from '../deploy/spec-loader';
 import { dockerExec } from './docker-exec';
 import { ForwardSessionStore } from './forward-sessions';
 import { approveWithoutReplacing } from './registration-review';
@@ -70,6 +70,8 @@ export class OperationRunner {
    * Answers what was sent and the deployment the jobs went into.
    */
   async deploy(input: Input): Promise<{ request: DeployRequest; result: DeployJobsResult }> {
+    // Loaded here, not at start-up: the deploy-file reader brings YAML and the schema compiler.
+    const { loadDeploySpec } = require('../deploy/spec-loader') as typeof import('../deploy/spec-loader');
     const request = await loadDeploySpec(String(input.file), {
       spec_type: input.spec_type as SpecType | undefined,
       name: input.name as string | undefined,

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP, DeployJobsResult, DeployRequest, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
 import { UserSession } from '../auth/user-session';
-import { DeviceFiles } from './device-files';
+import type { DeviceFiles } from './device-files';
 import { DeviceStreams, discoverDeviceStreams } from './device-streams';
 import { RestClient } from './rest-client';
 
@@ -65,7 +65,9 @@ export class SvcClient {
     return this.streamsPromise;
   }
 
+  /** File transfer, loaded on first use (exec and most commands never need it). */
   files(): DeviceFiles {
+    const { DeviceFiles } = require('./device-files') as typeof import('./device-files');
     this.filesClient ??= new DeviceFiles({ serverUrl: this.settings.serverUrl, token: () => this.accessToken(), ca: this.settings.trust.ca, headers: this.headers });
     return this.filesClient;
   }

@@ -2,7 +2,7 @@ import { createPublicKey, KeyObject } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
-import { JwksClient } from 'jwks-rsa';
+import { JwksClient, type SigningKey } from 'jwks-rsa';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { Algorithm } from 'jsonwebtoken';
 import { UnauthenticatedError } from '@svc/common';
@@ -21,8 +21,6 @@ export const ACCEPTED_JWT_ALGORITHMS: Algorithm[] = ['RS256', 'RS384', 'RS512', 
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
-/** Parsed issuer keys kept; beyond it the cache starts over (keys rotate rarely). */
-const MAX_PARSED_KEYS = 16;
 
 /**
  * Validates `Authorization: Bearer <JWT>` access tokens: signature from the issuer's JWKS
@@ -73,7 +71,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
 class IssuerSigningKeys {
   private readonly logger = new Logger(JwtStrategy.name);
   private client?: Promise<JwksClient>;
-  private readonly parsedKeys = new Map<string, KeyObject>();
+  /**
+   * Each signing key jwks-rsa hands out (the same object while its cache holds the key), parsed
+   * once: its getPublicKey() turns the JWK into a PEM on every call, and jsonwebtoken would then
+   * parse that PEM on every verification. A key jwks-rsa fetches anew is a new object, parsed anew,
+   * so rotation and removal of keys work as jwks-rsa decides.
+   */
+  private readonly parsedKeys = new WeakMap<SigningKey, KeyObject>();
 
   constructor(private readonly discovery: IssuerDiscovery) {}
 
@@ -83,19 +87,10 @@ class IssuerSigningKeys {
     if (!ACCEPTED_JWT_ALGORITHMS.includes(header.alg as Algorithm)) throw new Error(`Token algorithm ${String(header.alg)} is not accepted`);
     const client = await this.jwksClient();
     const key = await client.getSigningKey(typeof header.kid === 'string' ? header.kid : undefined);
-    return this.keyObject(key.getPublicKey());
-  }
-
-  /**
-   * jsonwebtoken would parse the PEM on every verification (~0.8 ms, most of a request's CPU):
-   * parse each published key once. Bounded, since an issuer publishes only a handful.
-   */
-  private keyObject(pem: string): KeyObject {
-    let parsed = this.parsedKeys.get(pem);
+    let parsed = this.parsedKeys.get(key);
     if (!parsed) {
-      if (this.parsedKeys.size >= MAX_PARSED_KEYS) this.parsedKeys.clear();
-      parsed = createPublicKey(pem);
-      this.parsedKeys.set(pem, parsed);
+      parsed = createPublicKey(key.getPublicKey());
+      this.parsedKeys.set(key, parsed);
     }
     return parsed;
   }

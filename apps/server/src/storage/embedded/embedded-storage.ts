@@ -3,6 +3,7 @@
  * collection. better-sqlite3 is synchronous and the connection is shared, so a transaction that
  * awaits between statements holds a mutex; calls made inside it (found through AsyncLocalStorage)
  * run directly, every other call waits its turn instead of slipping into the open transaction.
+ * Outside transactions a statement (synchronous) runs at once unless one is open or queued.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
@@ -103,9 +104,13 @@ export class EmbeddedStorage extends Storage {
     });
   }
 
-  /** Runs a step now inside this store's open transaction, otherwise once no transaction is open. */
+  /**
+   * Runs a step now inside this store's open transaction, otherwise once no transaction is open.
+   * A step is one synchronous statement, so with the mutex idle (no transaction open or queued) it
+   * runs at once: nothing can interleave with it, and the queue is not paid for.
+   */
   private async serialised<R>(step: () => R): Promise<R> {
-    if (this.context.getStore()?.active) return this.guard(step);
+    if (this.context.getStore()?.active || this.mutex.idle) return this.guard(step);
     return this.mutex.runExclusive(() => this.guard(step));
   }
 
