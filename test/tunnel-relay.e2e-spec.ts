@@ -7,10 +7,12 @@
  * except what only TLS has (ALPN negotiation on the TCP listener).
  */
 import { once } from 'node:events';
+import { sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
-import { encodeDataFrames, encodeStreamArgs, FrameType, readHello, TUNNEL_ALPN } from '@svc/common';
+import { deriveQuinnIdentity, encodeDataFrames, encodeStreamArgs, FrameType, QUIC_IDENTITY_CONTEXT, readHello, TUNNEL_ALPN } from '@svc/common';
 import { OperationRegistry } from '../apps/runtime/src/supervisor/operation-registry';
 import { RuntimeLogger } from '../apps/runtime/src/logging/runtime-logger';
 import { StreamRouter } from '../apps/runtime/src/tunnel/stream-router';
@@ -105,6 +107,16 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       const refusal = carrier === 'tcp' ? { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } : { message: expect.stringMatching(/^QUIC connection to .* refused: server certificate not trusted/) };
       await expect(connectRuntimeStub({ carrier, port: server.tunnel!.port, apiKey: await device('trust-2') })).rejects.toMatchObject(refusal);
       expect(await status('trust-2')).toMatchObject({ status: 'offline' });
+    });
+    // QUIC only: its handshake proves a key, which the tunnel certificate vouches for.
+    (carrier === 'quic' ? it : it.skip)('is refused when the QUIC server proves a key other than the one its certificate vouches for', async () => {
+      // A validly signed announcement of some other key: the handshake's key must be that one.
+      const other = deriveQuinnIdentity('another server', 'test');
+      const key = readFileSync(join(dirname(server.tunnel!.caFile), 'key.pem'), 'utf8');
+      const identity = { peer_id: other.peerId, certificate: server.tunnel!.quic!.certificate, signature: sign('sha256', Buffer.from(QUIC_IDENTITY_CONTEXT + other.peerId), key).toString('base64') };
+      await expect(dialQuicStream({ port: server.tunnel!.port, caFile: server.tunnel!.caFile, identity })).rejects.toMatchObject({ message: expect.stringMatching(/QUIC key 12D3KooW\w+ is not the announced 12D3KooW/) });
+      const forged = { ...server.tunnel!.quic!, peer_id: other.peerId };
+      await expect(dialQuicStream({ port: server.tunnel!.port, caFile: server.tunnel!.caFile, identity: forged })).rejects.toMatchObject({ message: expect.stringMatching(/not signed by the tunnel certificate/) });
     });
   });
 
