@@ -109,7 +109,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       expect(await status('trust-2')).toMatchObject({ status: 'offline' });
     });
     // QUIC only: its handshake proves a key, which the tunnel certificate vouches for.
-    (carrier === 'quic' ? it : it.skip)('is refused when the QUIC server proves a key other than the one its certificate vouches for', async () => {
+    if (carrier === 'quic') it('is refused when the QUIC server proves a key other than the one its certificate vouches for', async () => {
       // A validly signed announcement of some other key: the handshake's key must be that one.
       const other = deriveQuinnIdentity('another server', 'test');
       const key = readFileSync(join(dirname(server.tunnel!.caFile), 'key.pem'), 'utf8');
