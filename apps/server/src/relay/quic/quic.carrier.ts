@@ -25,6 +25,13 @@ const STREAM_WINDOW_BYTES = 8 * 1024 * 1024;
 /** Bytes already written (e.g. the GOAWAY naming the reason) get this long to leave before the close. */
 const FLUSH_BEFORE_CLOSE_MS = 500;
 
+/**
+ * The binding's `inboundConnection()` takes the next incoming connection and then awaits its
+ * whole handshake: one caller would serialise handshakes behind the slowest (a lost packet costs
+ * a retransmit timeout), so this many accept loops run side by side.
+ */
+const PARALLEL_HANDSHAKES = 64;
+
 /** Thrown by start() when the UDP port is taken, so the relay can pick another ephemeral port. */
 export class QuicPortInUseError extends Error {}
 
@@ -70,7 +77,7 @@ export class QuicCarrier implements TunnelCarrier {
         const server = new quinn.Server(config, address, port);
         port = server.port();
         this.servers.push(server);
-        void this.acceptLoop(server, acceptor);
+        for (let i = 0; i < PARALLEL_HANDSHAKES; i++) void this.acceptLoop(server, acceptor);
       }
     } catch (error) {
       await this.close();
