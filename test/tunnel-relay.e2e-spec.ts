@@ -7,10 +7,12 @@
  * except what only TLS has (ALPN negotiation on the TCP listener).
  */
 import { once } from 'node:events';
+import { sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
-import { encodeDataFrames, encodeStreamArgs, FrameType, readHello, TUNNEL_ALPN } from '@svc/common';
+import { deriveQuinnIdentity, encodeDataFrames, encodeStreamArgs, FrameType, QUIC_IDENTITY_CONTEXT, readHello, TUNNEL_ALPN } from '@svc/common';
 import { OperationRegistry } from '../apps/runtime/src/supervisor/operation-registry';
 import { RuntimeLogger } from '../apps/runtime/src/logging/runtime-logger';
 import { StreamRouter } from '../apps/runtime/src/tunnel/stream-router';
@@ -40,6 +42,10 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
   async function online(id: string, over: 'tcp' | 'quic' = carrier): Promise<RuntimeStub> {
     const stub = await connectRuntimeStub({ carrier: over, port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get(id) ?? (await device(id)) });
     stubs.push(stub);
+    // The hello answer can reach the stub before the server registered the session (QUIC acks
+    // the answer's write after delivering it): wait until the device is online.
+    const deadline = Date.now() + 10_000;
+    while ((await status(id)).status !== 'online' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     return stub;
   }
 
@@ -73,7 +79,13 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         oauth: { issuer: idp.issuer, audience: idp.audience, client_id: 'svc-cli' },
-        tunnel: { port: server.tunnel!.port, transports: ['quic', 'tcp'], alpn: ['svc-tunnel/1'], certificate_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+        tunnel: {
+          port: server.tunnel!.port,
+          transports: ['quic', 'tcp'],
+          alpn: ['svc-tunnel/1'],
+          certificate_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          quic: { peer_id: expect.stringMatching(/^12D3KooW/), certificate: readFileSync(server.tunnel!.caFile, 'utf8'), signature: expect.any(String) },
+        },
       });
       expect(res.body.tunnel.certificate_sha256).toBe(server.tunnel!.certificateSha256);
     });
@@ -92,9 +104,19 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     });
 
     it('is refused by a client that does not trust the generated CA', async () => {
-      const refusal = carrier === 'tcp' ? { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } : { message: expect.stringMatching(/^QUIC connection to .* failed/) };
+      const refusal = carrier === 'tcp' ? { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } : { message: expect.stringMatching(/^QUIC connection to .* refused: server certificate not trusted/) };
       await expect(connectRuntimeStub({ carrier, port: server.tunnel!.port, apiKey: await device('trust-2') })).rejects.toMatchObject(refusal);
       expect(await status('trust-2')).toMatchObject({ status: 'offline' });
+    });
+    // QUIC only: its handshake proves a key, which the tunnel certificate vouches for.
+    if (carrier === 'quic') it('is refused when the QUIC server proves a key other than the one its certificate vouches for', async () => {
+      // A validly signed announcement of some other key: the handshake's key must be that one.
+      const other = deriveQuinnIdentity('another server', 'test');
+      const key = readFileSync(join(dirname(server.tunnel!.caFile), 'key.pem'), 'utf8');
+      const identity = { peer_id: other.peerId, certificate: server.tunnel!.quic!.certificate, signature: sign('sha256', Buffer.from(QUIC_IDENTITY_CONTEXT + other.peerId), key).toString('base64') };
+      await expect(dialQuicStream({ port: server.tunnel!.port, caFile: server.tunnel!.caFile, identity })).rejects.toMatchObject({ message: expect.stringMatching(/QUIC key 12D3KooW\w+ is not the announced 12D3KooW/) });
+      const forged = { ...server.tunnel!.quic!, peer_id: other.peerId };
+      await expect(dialQuicStream({ port: server.tunnel!.port, caFile: server.tunnel!.caFile, identity: forged })).rejects.toMatchObject({ message: expect.stringMatching(/not signed by the tunnel certificate/) });
     });
   });
 

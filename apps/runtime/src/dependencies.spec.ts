@@ -44,11 +44,14 @@ describe('runtime dependencies', () => {
     expect(readFileSync(PTY_LOADER, 'utf8')).toContain(`import type * as NodePty from '${PTY_PACKAGE}'`);
   });
 
-  it('declares only @svc/common and the QUIC library as dependencies, and the PTY library as optional', () => {
+  it('declares only @svc/common as a dependency, and the PTY library and the pinned QUIC bindings as optional', () => {
     const pkg = JSON.parse(readFileSync(join(RUNTIME_SRC, '..', 'package.json'), 'utf8'));
-    // @matrixai/quic: the QUIC carrier, loaded by path (tunnel/quic-module.ts) only when QUIC is dialed.
-    expect(pkg.dependencies).toEqual({ '@svc/common': expect.any(String), '@matrixai/quic': expect.any(String) });
-    expect(pkg.optionalDependencies).toEqual({ [PTY_PACKAGE]: expect.any(String) });
+    expect(pkg.dependencies).toEqual({ '@svc/common': expect.any(String) });
+    // The QUIC carrier: quinn's prebuilt binding per platform (@svc/common quinn/binding.ts), one exact version.
+    const quic = Object.keys(pkg.optionalDependencies).filter((name) => name.startsWith('@chainsafe/libp2p-quic-'));
+    expect(quic.length).toBeGreaterThan(0);
+    for (const name of quic) expect(pkg.optionalDependencies[name]).toBe('1.1.8');
+    expect(Object.keys(pkg.optionalDependencies).filter((name) => !quic.includes(name))).toEqual([PTY_PACKAGE]);
     expect(pkg.devDependencies).toBeUndefined();
   });
 });

@@ -24,7 +24,7 @@ import { Backoff } from './tunnel/backoff';
 import { StreamRouter } from './tunnel/stream-router';
 import { loadTunnelTrust } from './tunnel/tls-trust';
 import { OpenTunnel, openTunnel } from './tunnel/tunnel-connection';
-import { discoverTunnel } from './tunnel/tunnel-discovery';
+import { discoverTunnel, withAnnouncedQuic } from './tunnel/tunnel-discovery';
 import { runTunnelLoop } from './tunnel/tunnel-loop';
 import { connectWithTransport } from './tunnel/transport-select';
 import { sleep } from './util/abortable';
@@ -90,9 +90,9 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
             connectWithTransport({
               mode: config.transport,
               probeIntervalMs: config.quicProbeIntervalMs,
-              target: async () => config.tunnel ?? (await discoverTunnel(api)),
+              target: async () => (config.tunnel ? await withAnnouncedQuic(config.tunnel, api) : await discoverTunnel(api)),
               open: async (target, carrier, connectTimeoutMs) =>
-                publishTunnel(await openTunnel({ target, carrier, connectTimeoutMs, quicMaxDatagramBytes: config.quicMaxDatagramBytes, trust, apiKey, runtime, router, operations, log })),
+                publishTunnel(await openTunnel({ target, carrier, connectTimeoutMs, trust, apiKey, runtime, router, operations, log })),
               log,
             }),
           backoff: new Backoff(),

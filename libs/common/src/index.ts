@@ -18,3 +18,4 @@ export * from './tls-trust';
 export * from './remote-path';
 export * from './files';
 export * from './deployments';
+export * from './quinn';

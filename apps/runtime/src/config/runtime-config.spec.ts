@@ -54,15 +54,13 @@ describe('runtime configuration', () => {
   });
 
   it('chooses the tunnel carrier: auto by default, --transport over SVC_TUNNEL_TRANSPORT', () => {
-    expect(loadRuntimeConfig({}, env)).toMatchObject({ transport: 'auto', quicProbeIntervalMs: 60_000, quicMaxDatagramBytes: 1350 });
-    expect(loadRuntimeConfig({}, { ...env, SVC_TUNNEL_TRANSPORT: 'tcp', SVC_QUIC_PROBE_INTERVAL: '5m', SVC_QUIC_MAX_DATAGRAM: '9000' })).toMatchObject({
+    expect(loadRuntimeConfig({}, env)).toMatchObject({ transport: 'auto', quicProbeIntervalMs: 60_000 });
+    expect(loadRuntimeConfig({}, { ...env, SVC_TUNNEL_TRANSPORT: 'tcp', SVC_QUIC_PROBE_INTERVAL: '5m' })).toMatchObject({
       transport: 'tcp',
       quicProbeIntervalMs: 300_000,
-      quicMaxDatagramBytes: 9000,
     });
     expect(loadRuntimeConfig({ transport: 'QUIC', 'quic-probe-interval': '200ms' }, { ...env, SVC_TUNNEL_TRANSPORT: 'tcp' })).toMatchObject({ transport: 'quic', quicProbeIntervalMs: 200 });
     expect(() => loadRuntimeConfig({ transport: 'udp' }, env)).toThrow('--transport: must be one of auto, quic, tcp');
-    expect(() => loadRuntimeConfig({}, { ...env, SVC_QUIC_MAX_DATAGRAM: '100' })).toThrow('SVC_QUIC_MAX_DATAGRAM');
   });
 
   it('finds the container engine socket: --docker-socket over SVC_DOCKER_SOCKET, else the usual places', () => {

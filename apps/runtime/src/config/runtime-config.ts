@@ -40,7 +40,6 @@ export interface RuntimeConfig {
   reregister: boolean;
   transport: TransportMode;
   quicProbeIntervalMs: number;
-  quicMaxDatagramBytes: number;
   /** Container engine sockets for the docker operation: the configured one, or the usual places in order. */
   dockerSockets: string[];
   /** How often labelled containers are checked for newer images; 0 = never. */
@@ -84,7 +83,6 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     reregister: flags.reregister === true,
     transport: flag('transport', parseTransport) ?? vars.transport ?? 'auto',
     quicProbeIntervalMs: flag('quic-probe-interval', parseDuration) ?? vars.quicProbeInterval ?? 60_000,
-    quicMaxDatagramBytes: vars.quicMaxDatagram ?? 1350,
     dockerSockets: dockerSocket ? [dockerSocket] : defaultDockerSockets(env),
     imageUpdateIntervalMs: flag('image-update-interval', parseIntervalOrOff) ?? vars.imageUpdateInterval ?? 300_000,
     envApiKey: vars.apiKey,

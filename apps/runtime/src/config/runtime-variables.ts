@@ -75,5 +75,4 @@ export const RUNTIME_VARIABLES = {
     type: 'duration or `off`',
     parse: (raw: string | undefined) => parseIntervalOrOff(raw ?? '5m'),
   },
-  quicMaxDatagram: v.integer('SVC_QUIC_MAX_DATAGRAM', 'Largest UDP payload the runtime sends over QUIC, in bytes; raise it only where the path MTU allows.', 1350, 1200, 65527),
 };

@@ -1,9 +1,8 @@
-import { webcrypto } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { Duplex } from 'node:stream';
-import { TUNNEL_ALPN } from '@svc/common';
-import { loadQuic } from './quic-module';
-import { untrustedQuicReason } from './quic-trust';
+import type { Duplex } from 'node:stream';
+import { loadQuinn, peerIdOfMultiaddr, quinnIdentityFromSeed, QuinnDuplex } from '@svc/common';
+import { AnnouncedQuicIdentity, untrustedQuicIdentityReason } from './quic-trust';
 import type { TunnelTrust } from './tls-trust';
 import { untrustedServer } from './untrusted-server';
 
@@ -12,80 +11,77 @@ export interface QuicDialOptions {
   port: number;
   trust: TunnelTrust;
   timeoutMs: number;
-  /** Largest UDP payload this runtime sends. */
-  maxDatagramBytes: number;
+  /** The server's QUIC key as GET /auth/config announced it; without it QUIC cannot be trusted. */
+  identity?: AnnouncedQuicIdentity;
   /** The fingerprint the server announces, for the hint when its certificate is not trusted. */
   announcedSha256?: string;
 }
 
-/** Per-stream and connection receive windows: enough in flight for a fast path, bounded memory. */
+/** Per-stream receive window: enough in flight for a fast path, bounded memory. */
 const STREAM_WINDOW_BYTES = 8 * 1024 * 1024;
 /** Silence after which the connection is dead (the server uses the same); PINGs keep a live one busy. */
 const IDLE_TIMEOUT_MS = 15_000;
 const KEEPALIVE_MS = 5000;
-/** quiche hands stream data to JS in chunks of this size (its default, 4 KiB, costs a task per chunk). */
-const READ_CHUNK_BYTES = 64 * 1024;
-/** The largest IPv6 UDP payload. */
-const MAX_UDP_PAYLOAD_BYTES = 65527;
 
 /**
- * Dials the QUIC carrier (ALPN svc-tunnel/1, the same certificate rules as TLS) and opens the one
- * bidirectional stream a v1 tunnel runs on; returns it as a Duplex, on which the hello and the
- * reverse HTTP/2 session follow exactly as on a TLS socket. Destroying the Duplex closes the
+ * Dials the QUIC carrier (quinn, libp2p-tls) and opens the one bidirectional stream a v1 tunnel
+ * runs on; returns it as a Duplex, on which the hello and the reverse HTTP/2 session follow
+ * exactly as on a TLS socket. The server's key is checked before any byte is sent: it must be the
+ * peer id its tunnel certificate vouches for (quic-trust.ts). Destroying the Duplex closes the
  * connection; a lost connection destroys the Duplex.
  */
 export async function dialQuic(options: QuicDialOptions): Promise<Duplex> {
-  const quic = await loadQuic();
-  const { host, port, trust } = options;
-  let refusal: string | undefined;
-  const checkInJs = trust.pin !== undefined || trust.ca !== undefined;
-  let client: any;
+  const { host, port, trust, identity } = options;
+  const fail = (why: string) => new Error(`QUIC connection to ${host}:${port} failed: ${why}`);
+  if (!identity) throw fail('the server announces no QUIC identity (GET /auth/config)');
+  const refusal = untrustedQuicIdentityReason(identity, host, trust);
+  if (refusal !== undefined) throw untrustedServer(`QUIC connection to ${host}:${port} refused: ${refusal}`, trust, options.announcedSha256);
+  const quinn = loadQuinn();
+  // The device authenticates with its API key in the hello; its TLS key here is a throwaway.
+  const config = new quinn.QuinnConfig({
+    privateKeyProto: quinnIdentityFromSeed(randomBytes(32)).privateKeyProto,
+    handshakeTimeout: options.timeoutMs,
+    maxIdleTimeout: IDLE_TIMEOUT_MS,
+    keepAliveInterval: KEEPALIVE_MS,
+    // The server opens no streams toward the runtime in v1.
+    maxConcurrentStreamLimit: 0,
+    maxStreamData: STREAM_WINDOW_BYTES,
+    maxConnectionData: 2 * STREAM_WINDOW_BYTES,
+    receiveBufferSize: 4 * 1024 * 1024,
+    sendBufferSize: 4 * 1024 * 1024,
+  });
+  const address = isIP(host) ? host : await resolve(host);
+  const client = new quinn.Client(config, isIP(address) === 6 ? 1 : 0);
+  let connection;
   try {
-    client = await quic.QUICClient.createQUICClient(
-      {
-        host,
-        port,
-        serverName: isIP(host) === 0 ? host : undefined,
-        // Dual-stack unless the target is IPv4 (a v4 target from `::` works only where v4-mapped addresses do).
-        localHost: isIP(host) === 4 ? '0.0.0.0' : '::',
-        crypto: { ops: { randomBytes: async (data: ArrayBuffer) => void webcrypto.getRandomValues(new Uint8Array(data)) } },
-        config: {
-          applicationProtos: [TUNNEL_ALPN],
-          verifyPeer: true,
-          // With a pin or a CA file the check is ours (quiche would skip IP addresses); else the platform store decides.
-          verifyCallback: checkInJs
-            ? async (certs: Uint8Array[]) => {
-                refusal = untrustedQuicReason(certs, host, trust);
-                return refusal === undefined ? undefined : quic.CryptoError.BadCertificate;
-              }
-            : undefined,
-          maxIdleTimeout: IDLE_TIMEOUT_MS,
-          keepAliveIntervalTime: KEEPALIVE_MS,
-          maxSendUdpPayloadSize: options.maxDatagramBytes,
-          // What the server may send us: its own setting decides (the default would cap it at 1350).
-          maxRecvUdpPayloadSize: MAX_UDP_PAYLOAD_BYTES,
-          initialMaxData: 2 * STREAM_WINDOW_BYTES,
-          initialMaxStreamDataBidiLocal: STREAM_WINDOW_BYTES,
-          initialMaxStreamDataBidiRemote: STREAM_WINDOW_BYTES,
-          initialMaxStreamsBidi: 0,
-          initialMaxStreamsUni: 0,
-          readableChunkSize: READ_CHUNK_BYTES,
-        },
-        logger: new quic.Logger('svc-quic', quic.LogLevel.SILENT),
-      },
-      { timer: options.timeoutMs },
-    );
+    connection = await withTimeout(client.outboundConnection(address, port), options.timeoutMs);
   } catch (error) {
-    const why = refusal ?? (error as Error).message;
-    const message = `QUIC connection to ${host}:${port} failed: ${why}`;
-    if (refusal !== undefined || error instanceof quic.LocalTlsError) throw untrustedServer(message, trust, options.announcedSha256);
-    throw new Error(message);
+    client.abort();
+    throw fail((error as Error).message);
   }
-  const stream = client.connection.newStream('bidi');
-  const duplex = Duplex.fromWeb({ readable: stream.readable, writable: stream.writable });
-  const close = () => void client.destroy({ isApp: true, errorCode: 0, force: true }).catch(() => undefined);
-  duplex.once('close', close);
-  client.addEventListener(quic.events.EventQUICClientError.name, () => undefined);
-  void client.closedP.then(() => duplex.destroy(new Error('QUIC connection closed')));
+  const presented = peerIdOfMultiaddr(connection.remoteMultiaddr());
+  if (presented !== identity.peer_id) {
+    connection.abort();
+    client.abort();
+    throw untrustedServer(`QUIC connection to ${host}:${port} refused: the server's QUIC key ${presented} is not the announced ${identity.peer_id}`, trust, options.announcedSha256);
+  }
+  const stream = await connection.outboundStream();
+  const duplex = new QuinnDuplex(stream, host);
+  duplex.once('close', () => {
+    connection.abort();
+    client.abort();
+  });
+  void connection.closed().then(() => duplex.destroy(new Error('QUIC connection closed')));
   return duplex;
+}
+
+async function resolve(host: string): Promise<string> {
+  const { lookup } = await import('node:dns/promises');
+  return (await lookup(host)).address;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no QUIC handshake within ${ms} ms`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

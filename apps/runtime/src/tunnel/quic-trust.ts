@@ -1,8 +1,44 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, verify, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { QUIC_IDENTITY_CONTEXT } from '@svc/common';
 import type { TunnelTrust } from './tls-trust';
 
 const MAX_CHAIN = 8;
+
+/** The QUIC server key GET /auth/config announces (apps/server quic-identity.ts). */
+export interface AnnouncedQuicIdentity {
+  peer_id: string;
+  certificate: string;
+  signature: string;
+}
+
+/**
+ * QUIC's handshake (libp2p-tls) proves a key, not a name: the runtime trusts the announced peer
+ * id only when the tunnel certificate that signed it passes the TCP carrier's rules (pin, CA
+ * file, or else the platform's roots) for this host. Returns why it is refused.
+ */
+export function untrustedQuicIdentityReason(identity: AnnouncedQuicIdentity, host: string, trust: TunnelTrust): string | undefined {
+  let certs: X509Certificate[];
+  try {
+    certs = pemCertificates(Buffer.from(identity.certificate));
+  } catch {
+    return 'the announced QUIC identity carries no readable certificate';
+  }
+  const anchors = trust.pin === undefined && trust.ca === undefined ? { ...trust, ca: Buffer.from(rootCertificates.join('\n')) } : trust;
+  const refusal = untrustedQuicReason(certs.map((cert) => cert.raw), host, anchors);
+  if (refusal !== undefined) return refusal;
+  const signed = Buffer.from(QUIC_IDENTITY_CONTEXT + identity.peer_id);
+  const key = certs[0].publicKey;
+  const digest = key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448' ? null : 'sha256';
+  let valid = false;
+  try {
+    valid = verify(digest, signed, key, Buffer.from(identity.signature, 'base64'));
+  } catch {
+    valid = false;
+  }
+  return valid ? undefined : 'the announced QUIC key is not signed by the tunnel certificate';
+}
 
 /**
  * The QUIC carrier's certificate check, the same rules as the TLS one (tls-trust.ts): a pin alone

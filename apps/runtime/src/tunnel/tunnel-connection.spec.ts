@@ -40,7 +40,7 @@ describe('tunnel connection', () => {
   const log = new RuntimeLogger('error');
   const router = new StreamRouter({ exec: handleExec }, operations, log);
   const open = (trust: TunnelTrust, apiKey = 'svc_good') =>
-    openTunnel({ target: { host: '127.0.0.1', port: relay.port }, carrier: 'tcp', quicMaxDatagramBytes: 1350, trust, apiKey, runtime: { version: '0.1.0', boot_id: 'b' }, router, operations, log });
+    openTunnel({ target: { host: '127.0.0.1', port: relay.port }, carrier: 'tcp', trust, apiKey, runtime: { version: '0.1.0', boot_id: 'b' }, router, operations, log });
 
   it('trusts the server through a CA file, says hello, then serves streams the relay opens', async () => {
     relay = await FakeRelay.start(dir, { v: 1, ok: true, device_id: 'pi-1', heartbeat_secs: 10 });

@@ -15,6 +15,7 @@ import {
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
 import { dialQuic } from './quic-connect';
+import type { AnnouncedQuicIdentity } from './quic-trust';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
 import { isCertificateError, untrustedServer } from './untrusted-server';
@@ -37,6 +38,8 @@ export interface TunnelTarget {
   transports?: TunnelCarrierName[];
   /** The certificate fingerprint the server announces; only ever shown in a hint, never trusted. */
   certificateSha256?: string;
+  /** The QUIC server key the server announces, vouched for by its tunnel certificate (quic-trust.ts). */
+  quic?: AnnouncedQuicIdentity;
 }
 
 export interface TunnelConnectOptions {
@@ -45,8 +48,6 @@ export interface TunnelConnectOptions {
   trust: TunnelTrust;
   /** How long the transport handshake may take (TLS, or QUIC's handshake with its retransmits). */
   connectTimeoutMs?: number;
-  /** Largest UDP payload sent over QUIC. */
-  quicMaxDatagramBytes: number;
   apiKey: string;
   runtime: { version: string; boot_id: string };
   router: StreamRouter;
@@ -85,7 +86,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const socket: Duplex =
     options.carrier === 'quic'
-      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, maxDatagramBytes: options.quicMaxDatagramBytes, announcedSha256: target.certificateSha256 })
+      ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, identity: target.quic, announcedSha256: target.certificateSha256 })
       : await connectTls(target, trust, timeoutMs);
   let answer;
   try {

@@ -30,7 +30,6 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   restPort: 'Network and TLS',
   listenHost: 'Network and TLS',
   tunnelQuic: 'Network and TLS',
-  tunnelQuicMaxDatagram: 'Network and TLS',
   certificatePath: 'Network and TLS',
   handshakeTimeoutMs: 'Network and TLS',
   clientIdleTimeoutMs: 'Network and TLS',

@@ -22,7 +22,8 @@ export interface ServerConfig {
   /** LISTEN_HOST was unset and the default admin key is in use, so the server binds loopback only. */
   loopbackForDefaultKey: boolean;
   /** The QUIC carrier on UNIFIED_PORT/udp; null when TUNNEL_QUIC=false. */
-  quic: { maxDatagramBytes: number } | null;
+  /** TUNNEL_QUIC: the QUIC carrier is on (quinn sizes its datagrams itself: 1200 bytes, path MTU discovery above). */
+  quic: boolean;
   tls: { certFile: string; keyFile: string } | null;
   /** Limits on UNIFIED_PORT's connections (docs/security.md, "Connection limits"). */
   connections: { handshakeTimeoutMs: number; clientIdleTimeoutMs: number; caps: { perAddress: number; total: number } };
@@ -92,7 +93,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     restPort: raw.restPort,
     listenHost: raw.listenHost ?? (loopbackForDefaultKey ? LOOPBACK : ALL_IPV4),
     loopbackForDefaultKey,
-    quic: raw.tunnelQuic ? { maxDatagramBytes: raw.tunnelQuicMaxDatagram } : null,
+    quic: raw.tunnelQuic,
     tls,
     connections: {
       handshakeTimeoutMs: raw.handshakeTimeoutMs,

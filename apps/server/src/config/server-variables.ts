@@ -42,7 +42,6 @@ export const SERVER_VARIABLES = {
     '`0.0.0.0`; `127.0.0.1` with the default `ADMIN_KEY`',
   ),
   tunnelQuic: v.boolean('TUNNEL_QUIC', 'false: no QUIC carrier on `UNIFIED_PORT`/udp; runtimes in `auto` mode then use TLS over TCP.', true),
-  tunnelQuicMaxDatagram: v.integer('TUNNEL_QUIC_MAX_DATAGRAM', 'Largest UDP payload the QUIC carrier sends, in bytes; raise it only where the path MTU allows (e.g. loopback, jumbo frames).', 1350, 1200, 65527),
   handshakeTimeoutMs: v.integer(
     'TUNNEL_HANDSHAKE_TIMEOUT_MS',
     'A TCP connection to `UNIFIED_PORT` must finish its TLS handshake (a QUIC connection: open its stream) within this many milliseconds, and a runtime must then send its hello within as long again; otherwise it is closed.',

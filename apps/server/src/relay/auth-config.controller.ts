@@ -25,7 +25,7 @@ export class AuthConfigController {
     const tunnel = this.relay.endpoint();
     return {
       oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: CLI_CLIENT_ID },
-      tunnel: tunnel ? { port: tunnel.port, transports: tunnel.transports, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256 } : null,
+      tunnel: tunnel ? { port: tunnel.port, transports: tunnel.transports, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256, quic: tunnel.quic } : null,
     };
   }
 }

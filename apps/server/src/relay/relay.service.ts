@@ -11,6 +11,7 @@ import { SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
 import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier, TunnelSession } from './tunnel-carrier';
 import { loadTunnelCertificate, TunnelCertificate } from './tunnel-certificate';
 import { QuicCarrier, QuicPortInUseError } from './quic/quic.carrier';
+import { AnnouncedQuicIdentity, quicIdentity } from './quic/quic-identity';
 import { TlsTcpCarrier } from './tcp/tls-tcp.carrier';
 import { TunnelRegistry } from './tunnel-registry.service';
 import { RELAY_OPTIONS, RelayOptions } from './relay.options';
@@ -27,6 +28,8 @@ export interface TunnelEndpoint {
   alpn: string[];
   certificateSha256: string;
   caFile: string;
+  /** The QUIC server's key and the tunnel certificate's signature over it; absent without QUIC. */
+  quic?: AnnouncedQuicIdentity;
 }
 
 /**
@@ -67,12 +70,15 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
       const tcp = new TlsTcpCarrier({ host, port: unifiedPort, cert: certificate.cert, key: certificate.key, clients, handshakeTimeoutMs, caps: connections.caps });
       const { port } = await tcp.start(this);
       this.carriers.push(tcp);
+      let quicAnnounced: AnnouncedQuicIdentity | undefined;
       if (quic) {
         // Same port number on UDP; with UNIFIED_PORT=0 that UDP port may be taken: try another.
-        const udp = new QuicCarrier({ host, port, cert: certificate.cert, key: certificate.key, maxDatagramBytes: quic.maxDatagramBytes, handshakeTimeoutMs, caps: connections.caps });
+        const { identity, announced } = quicIdentity(certificate);
+        const udp = new QuicCarrier({ host, port, identity, handshakeTimeoutMs, caps: connections.caps });
         try {
           await udp.start(this);
           this.carriers.push(udp);
+          quicAnnounced = announced;
         } catch (err) {
           if (!(err instanceof QuicPortInUseError)) {
             // QUIC is an optimisation (e.g. no prebuilt quiche for this platform): runtimes fall back to TCP.
@@ -84,7 +90,7 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
           }
         }
       }
-      this.endpointInfo = { port, transports: this.carriers.map((carrier) => carrier.name).reverse(), alpn: [TUNNEL_ALPN], certificateSha256: certificate.sha256, caFile: certificate.certFile };
+      this.endpointInfo = { port, transports: this.carriers.map((carrier) => carrier.name).reverse(), alpn: [TUNNEL_ALPN], certificateSha256: certificate.sha256, caFile: certificate.certFile, quic: quicAnnounced };
       this.logCertificate(certificate, port);
       return;
     }

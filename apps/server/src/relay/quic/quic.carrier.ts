@@ -1,123 +1,144 @@
-import type { Worker } from 'node:worker_threads';
 import { Logger } from '@nestjs/common';
-import { TUNNEL_ALPN } from '@svc/common';
+import { loadQuinn, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
+import { ConnectionCaps, ConnectionLimits } from '../connection-limits';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
-import { BridgedStream } from './bridged-stream';
-import type { FromWorker, ToWorker } from './quic-bridge-messages';
-import { startQuicWorker } from './quic-worker-launcher';
-import type { ConnectionCaps } from '../connection-limits';
 
 export interface QuicCarrierOptions {
   host: string;
   port: number;
-  cert: string;
-  key: string;
-  /** Largest UDP payload sent; 1350 fits the usual 1500-byte path MTU with room for tunnels. */
-  maxDatagramBytes?: number;
+  /** This server's QUIC (libp2p-tls) identity; runtimes check its peer id (quic-identity.ts). */
+  identity: QuinnIdentity;
   /** A connection must open its stream, and then send its hello, each within this. */
   handshakeTimeoutMs: number;
   caps: ConnectionCaps;
 }
 
-const DEFAULT_MAX_DATAGRAM_BYTES = 1350;
 /**
  * A connection that hears nothing for this long is gone. Runtimes send a QUIC PING every 5 s
  * (apps/runtime quic-connect.ts), so only a dead peer or path stays silent; UDP has
  * no reset, so this is how a killed runtime is noticed, sooner than the tunnel's HTTP/2 PINGs.
  */
 export const QUIC_IDLE_TIMEOUT_MS = 15_000;
+/** Receive windows: enough in flight for a fast path, bounded memory per tunnel. */
+const STREAM_WINDOW_BYTES = 8 * 1024 * 1024;
+/** Bytes already written (e.g. the GOAWAY naming the reason) get this long to leave before the close. */
+const FLUSH_BEFORE_CLOSE_MS = 500;
+
+/**
+ * The binding's `inboundConnection()` takes the next incoming connection and then awaits its
+ * whole handshake: one caller would serialise handshakes behind the slowest (a lost packet costs
+ * a retransmit timeout), so this many accept loops run side by side.
+ */
+const PARALLEL_HANDSHAKES = 64;
 
 /** Thrown by start() when the UDP port is taken, so the relay can pick another ephemeral port. */
 export class QuicPortInUseError extends Error {}
 
 /**
- * Carrier 1 (QUIC on UNIFIED_PORT/udp, ALPN svc-tunnel/1): the worker thread runs QUIC; each
- * connection's first bidirectional stream arrives here as a BridgedStream and goes through the
- * same admission as a TLS socket (hello, key check, reverse HTTP/2). v1 keeps one stream per
- * tunnel so every operation behaves the same on both carriers.
+ * Carrier 1 (QUIC on UNIFIED_PORT/udp): quinn, through its native binding (@svc/common quinn/),
+ * runs the UDP socket, TLS and congestion control on its own threads; this thread only sees whole
+ * stream reads and writes. Each connection's first bidirectional stream goes through the same
+ * admission as a TLS socket (hello, key check, reverse HTTP/2); v1 keeps one stream per tunnel so
+ * every operation behaves the same on both carriers.
  */
 export class QuicCarrier implements TunnelCarrier {
   readonly name = 'quic' as const;
-  private worker: Worker | null = null;
-  private readonly streams = new Map<number, BridgedStream>();
-  private stopped: (() => void) | null = null;
+  private servers: QuinnServer[] = [];
+  private readonly connections = new Set<QuinnConnection>();
   private readonly logger = new Logger('QuicCarrier');
+  private readonly limits: ConnectionLimits;
 
-  constructor(private readonly options: QuicCarrierOptions) {}
+  constructor(private readonly options: QuicCarrierOptions) {
+    this.limits = new ConnectionLimits(options.caps, (message) => this.logger.warn(`QUIC: ${message}`));
+  }
 
-  start(acceptor: TunnelAcceptor): Promise<{ port: number }> {
-    const worker = startQuicWorker({
-      host: this.options.host,
-      port: this.options.port,
-      cert: this.options.cert,
-      key: this.options.key,
-      alpn: TUNNEL_ALPN,
-      maxDatagramBytes: this.options.maxDatagramBytes ?? DEFAULT_MAX_DATAGRAM_BYTES,
-      idleTimeoutMs: QUIC_IDLE_TIMEOUT_MS,
-      streamTimeoutMs: this.options.handshakeTimeoutMs,
-      caps: this.options.caps,
-    });
-    this.worker = worker;
-    return new Promise((resolve, reject) => {
-      worker.on('message', (message: FromWorker) => {
-        if (message.t === 'listening') resolve({ port: message.port });
-        else if (message.t === 'refused') this.logger.warn(`QUIC: ${message.message}`);
-        else if (message.t === 'failed') {
-          void worker.terminate();
-          reject(message.code === 'EADDRINUSE' || /EADDRINUSE/.test(message.message) ? new QuicPortInUseError(message.message) : new Error(`QUIC listener: ${message.message}`));
-        } else this.dispatch(message, acceptor);
-      });
-      worker.on('error', (err) => {
-        this.logger.error(`QUIC worker failed: ${err.message}`);
-        reject(err);
-        this.lostAll('QUIC worker failed');
-      });
-      worker.on('exit', () => {
-        this.worker = null;
-        this.lostAll('QUIC worker stopped');
-        this.stopped?.();
-      });
-    });
+  async start(acceptor: TunnelAcceptor): Promise<{ port: number }> {
+    const quinn = loadQuinn();
+    const settings: QuinnSettings = {
+      privateKeyProto: this.options.identity.privateKeyProto,
+      handshakeTimeout: this.options.handshakeTimeoutMs,
+      maxIdleTimeout: QUIC_IDLE_TIMEOUT_MS,
+      keepAliveInterval: 0,
+      // One stream per tunnel (v1): a second one is refused by quinn itself.
+      maxConcurrentStreamLimit: 1,
+      maxStreamData: STREAM_WINDOW_BYTES,
+      maxConnectionData: 2 * STREAM_WINDOW_BYTES,
+      receiveBufferSize: 4 * 1024 * 1024,
+      sendBufferSize: 4 * 1024 * 1024,
+    };
+    const config = new quinn.QuinnConfig(settings);
+    const { host } = this.options;
+    // quinn's IPv6 socket is IPv6-only: `::` gets a second, IPv4 socket on the same port.
+    const hosts = host === '::' ? ['::', '0.0.0.0'] : [host];
+    let port = this.options.port;
+    try {
+      for (const address of hosts) {
+        const server = new quinn.Server(config, address, port);
+        port = server.port();
+        this.servers.push(server);
+        for (let i = 0; i < PARALLEL_HANDSHAKES; i++) void this.acceptLoop(server, acceptor);
+      }
+    } catch (error) {
+      await this.close();
+      const message = (error as Error).message;
+      throw /in use|os error (98|48|10048)/i.test(message) ? new QuicPortInUseError(message) : new Error(`QUIC listener: ${message}`);
+    }
+    return { port };
   }
 
   async close(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => (this.stopped = resolve));
-    const stopped = new Promise<void>((resolve) => worker.on('message', (message: FromWorker) => message.t === 'stopped' && resolve()));
-    this.send({ t: 'stop' });
-    await Promise.race([stopped, exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    await worker.terminate();
+    const servers = this.servers.splice(0);
+    for (const connection of this.connections) connection.abort();
+    this.connections.clear();
+    await Promise.all(servers.map((server) => server.abort().catch(() => undefined)));
   }
 
-  private dispatch(message: FromWorker, acceptor: TunnelAcceptor): void {
-    if (message.t === 'open') {
-      const stream = new BridgedStream(message.id, message.remoteAddress, (out) => this.send(out));
-      this.streams.set(message.id, stream);
-      stream.on('close', () => this.streams.delete(message.id));
-      stream.on('error', (err) => this.logger.debug(`QUIC tunnel from ${message.remoteAddress}: ${err.message}`));
-      void admitTunnel(stream, message.remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs);
+  private async acceptLoop(server: QuinnServer, acceptor: TunnelAcceptor): Promise<void> {
+    for (;;) {
+      let connection: QuinnConnection;
+      try {
+        connection = await server.inboundConnection();
+      } catch {
+        if (!this.servers.includes(server)) return;
+        continue; // a failed handshake
+      }
+      this.accept(connection, acceptor);
+    }
+  }
+
+  private accept(connection: QuinnConnection, acceptor: TunnelAcceptor): void {
+    const remoteAddress = sourceOf(connection.remoteMultiaddr());
+    const release = this.limits.acquire(remoteAddress);
+    if (!release) {
+      connection.abort();
       return;
     }
-    if (!('id' in message)) return;
-    const stream = this.streams.get(message.id);
-    if (!stream) return;
-    if (message.t === 'data') stream.received(message.chunk);
-    else if (message.t === 'end') stream.receivedEnd();
-    else if (message.t === 'credit') stream.credited(message.bytes);
-    else if (message.t === 'closed') {
-      this.streams.delete(message.id);
-      stream.lost(message.reason);
-    }
+    this.connections.add(connection);
+    void connection.closed().then(() => {
+      release();
+      this.connections.delete(connection);
+    });
+    const noStream = setTimeout(() => connection.abort(), this.options.handshakeTimeoutMs);
+    connection.inboundStream().then(
+      (stream) => {
+        clearTimeout(noStream);
+        const socket = new QuinnDuplex(stream, remoteAddress);
+        socket.on('error', (err) => this.logger.debug(`QUIC tunnel from ${remoteAddress}: ${err.message}`));
+        socket.once('close', () => setTimeout(() => connection.abort(), FLUSH_BEFORE_CLOSE_MS).unref());
+        void connection.closed().then(() => socket.destroy(new Error('QUIC connection closed')));
+        void admitTunnel(socket, remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs);
+      },
+      () => {
+        clearTimeout(noStream);
+        connection.abort();
+      },
+    );
   }
+}
 
-  private send(message: ToWorker): void {
-    this.worker?.postMessage(message);
-  }
-
-  private lostAll(reason: string): void {
-    for (const stream of this.streams.values()) stream.lost(reason);
-    this.streams.clear();
-  }
+/** The source address in the binding's `/ip4/<addr>/udp/<port>/quic-v1/p2p/<id>`. */
+function sourceOf(multiaddr: string): string {
+  const address = /^\/ip[46]\/([^/]+)\//.exec(multiaddr)?.[1] ?? multiaddr;
+  return address.replace(/^::ffff:/, '');
 }

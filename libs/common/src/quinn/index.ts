@@ -1,0 +1,3 @@
+export * from './binding';
+export * from './identity';
+export * from './stream';

@@ -1,0 +1,118 @@
+import { Duplex } from 'node:stream';
+import type { QuinnStream } from './binding';
+
+/** One read takes up to this much: large reads keep the per-call cost (a native round trip) small. */
+const READ_BYTES = 256 * 1024;
+/** Bytes accepted from the writer before quinn took the previous ones (one batch ahead). */
+const WRITE_AHEAD_BYTES = 1024 * 1024;
+
+/**
+ * A quinn bidirectional stream as a Duplex the tunnel code uses like a socket. Reads are pulled
+ * (one outstanding read, only while the consumer wants data), writes resolve once quinn took the
+ * bytes under its flow control, so QUIC's windows are the backpressure on both sides.
+ */
+export class QuinnDuplex extends Duplex {
+  private reading = false;
+  private writing = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private inFlightBytes = 0;
+  /** Write callbacks held back until the batch before them left. */
+  private waiting: ((error?: Error | null) => void)[] = [];
+  private drainedListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly stream: QuinnStream,
+    readonly remoteAddress: string,
+  ) {
+    super({ allowHalfOpen: true, highWaterMark: READ_BYTES });
+  }
+
+  override _read(): void {
+    if (this.reading) return;
+    this.reading = true;
+    void this.pull();
+  }
+
+  private async pull(): Promise<void> {
+    try {
+      for (;;) {
+        const chunk = await this.stream.read(READ_BYTES);
+        if (this.destroyed) return;
+        if (chunk === null) {
+          this.push(null);
+          return;
+        }
+        if (!this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) break;
+      }
+    } catch (error) {
+      this.destroy(new Error(`QUIC stream: ${(error as Error).message}`));
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.queue(chunk, callback);
+  }
+
+  override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
+    for (let i = 0; i < chunks.length - 1; i++) this.queue(chunks[i].chunk);
+    this.queue(chunks[chunks.length - 1].chunk, callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.flushed(() => this.stream.finishWrite().then(() => callback(), callback));
+  }
+
+  /**
+   * Writes are coalesced: while one native write is in flight, the next ones gather (accepted at
+   * once up to WRITE_AHEAD_BYTES), then leave as one buffer. Each native write costs a round trip
+   * to quinn's threads; one per small HTTP/2 frame would bound the stream at a few MB/s.
+   */
+  private queue(chunk: Buffer, callback?: (error?: Error | null) => void): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (callback) {
+      if (this.pendingBytes + this.inFlightBytes <= WRITE_AHEAD_BYTES) callback();
+      else this.waiting.push(callback);
+    }
+    if (!this.writing) void this.writeLoop();
+  }
+
+  private async writeLoop(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length > 0 && !this.destroyed) {
+        const batch = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+        this.pending = [];
+        this.inFlightBytes = this.pendingBytes;
+        this.pendingBytes = 0;
+        // Once this batch leaves, whoever waits for room may write again.
+        const released = this.waiting.splice(0);
+        await this.stream.write(batch);
+        this.inFlightBytes = 0;
+        for (const callback of released) callback();
+      }
+    } catch (error) {
+      const failure = new Error(`QUIC stream: ${(error as Error).message}`);
+      for (const callback of this.waiting.splice(0)) callback(failure);
+      this.destroy(failure);
+    } finally {
+      this.writing = false;
+      const drained = this.drainedListeners.splice(0);
+      for (const listener of drained) listener();
+    }
+  }
+
+  private flushed(then: () => void): void {
+    if (!this.writing && this.pending.length === 0) then();
+    else this.drainedListeners.push(then);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (error) void this.stream.resetWrite().catch(() => undefined);
+    void this.stream.stopRead().catch(() => undefined);
+    callback(error);
+  }
+}
