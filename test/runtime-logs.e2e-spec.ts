@@ -36,9 +36,14 @@ describe('runtime logs: readable on a terminal, JSON otherwise (real svc binary)
     let output = '';
     const exited = new Promise<{ code: number; output: string }>((resolve) => pty.onExit(({ exitCode }) => resolve({ code: exitCode, output })));
     const timer = setTimeout(() => pty.kill('SIGKILL'), WAIT_MS);
+    let stopped = false;
     pty.onData((data) => {
       output += data;
-      if (until.test(output)) pty.kill('SIGTERM');
+      // Once, as below: a second SIGTERM could land after the runtime let go of its handler.
+      if (!stopped && until.test(output)) {
+        stopped = true;
+        pty.kill('SIGTERM');
+      }
     });
     const result = await exited;
     clearTimeout(timer);
@@ -67,9 +72,14 @@ describe('runtime logs: readable on a terminal, JSON otherwise (real svc binary)
     const child = spawnSvc(home, args);
     const done = collect(child, args);
     let seen = '';
+    let stopped = false;
     child.stderr!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      if (/registration request failed/.test(seen)) child.kill('SIGTERM');
+      // Once: a second SIGTERM, landing after the runtime let go of its handler, would kill it outright.
+      if (!stopped && /registration request failed/.test(seen)) {
+        stopped = true;
+        child.kill('SIGTERM');
+      }
     });
     const result = await done;
     expect(result.code).toBe(0);
