@@ -31,7 +31,14 @@ export function http2End(stream: Http2Stream): SpliceEnd {
 export function resetStream(stream: Http2Stream): void {
   if (stream.destroyed) return;
   stream.on('error', () => undefined);
-  stream.destroy(new Error('stream aborted'));
+  try {
+    stream.destroy(new Error('stream aborted'));
+  } catch (error) {
+    // HTTP/2 over a JS stream (the server's frame guard) whose socket is already shutting down:
+    // Node asserts on the RST_STREAM's write (JSStreamSocket). The connection is going away, and
+    // with it the stream; nothing is left to tell the peer.
+    if ((error as { code?: unknown }).code !== 'ERR_INTERNAL_ASSERTION') throw error;
+  }
 }
 
 /** A TCP or unix socket: aborting resets a TCP connection (RST) and destroys a unix one. */

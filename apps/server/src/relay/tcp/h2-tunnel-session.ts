@@ -91,13 +91,17 @@ export class H2TunnelSession implements TunnelSession {
   /** GOAWAY carrying the reason (the runtime logs it), then the connection is cut within a grace period. */
   close(reason: string): Promise<void> {
     if (this.closedReason === null) {
+      // The listeners first: the streams they cut (the deployment channel, relayed operations)
+      // send their RST_STREAM while the socket still takes writes. Once session.close() has ended
+      // the socket, a write through the frame guard's JS stream trips an assertion inside Node
+      // (JSStreamSocket: a write after its shutdown began), which crashed a server shutting down.
+      this.finish(reason, GOAWAY_GRACE_MS);
       try {
         this.session.goaway(h2.NGHTTP2_NO_ERROR, 0, Buffer.from(reason, 'utf8'));
         this.session.close();
       } catch {
-        // Already going: finish() below cuts it.
+        // Already going: finish() above cuts it.
       }
-      this.finish(reason, GOAWAY_GRACE_MS);
     }
     return this.gone;
   }
