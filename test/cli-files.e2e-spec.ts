@@ -7,10 +7,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawn as spawnPty } from '@lydell/node-pty';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, SVC_BIN, svcJson, svcLogin } from './fixtures/svc-cli';
+import { CliHome, cliHome, svc, svcInTerminal as inTerminal, svcJson, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-files.test';
@@ -29,14 +28,6 @@ function tree(root: string): string[] {
 function writeRandomFile(path: string, bytes: number): string {
   writeFileSync(path, randomBytes(bytes));
   return sha256(path);
-}
-
-/** `svc <args>` in a pseudo-terminal (stdout and stderr both the terminal); everything it showed. */
-function inTerminal(home: CliHome, args: string[]): Promise<{ code: number; output: string }> {
-  const pty = spawnPty(process.execPath, [SVC_BIN, ...args], { name: 'xterm', cols: 120, rows: 30, cwd: home.dir, env: home.env });
-  let output = '';
-  pty.onData((data) => (output += data));
-  return new Promise((resolve) => pty.onExit(({ exitCode }) => resolve({ code: exitCode, output })));
 }
 
 describe('svc ls, cp and sync (real binary, real runtimes)', () => {

@@ -9,8 +9,7 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { spawn as spawnPty } from '@lydell/node-pty';
-import { CliHome, cliHome, svc, SVC_BIN, svcLogin } from './fixtures/svc-cli';
+import { CliHome, cliHome, svc, svcInTerminal, svcLogin } from './fixtures/svc-cli';
 import { callToolError, startMcp } from './fixtures/mcp-session';
 import { startTestServer, TestServer } from './fixtures/test-server';
 
@@ -90,17 +89,7 @@ describe('svc error manners (real binary)', () => {
   describe('a mistyped command on a terminal', () => {
     /** `svc <args>` in a pseudo-terminal; answers `answer` once asked "Did you mean …?". */
     function askedInTerminal(args: string[], answer: string): Promise<{ code: number; output: string }> {
-      const pty = spawnPty(process.execPath, [SVC_BIN, ...args], { name: 'xterm', cols: 100, rows: 30, cwd: alice.dir, env: alice.env });
-      let output = '';
-      let answered = false;
-      pty.onData((data) => {
-        output += data;
-        if (!answered && /Did you mean .*devices list.*\?/.test(output)) {
-          answered = true;
-          pty.write(answer);
-        }
-      });
-      return new Promise((resolve) => pty.onExit(({ exitCode }) => resolve({ code: exitCode, output })));
+      return svcInTerminal(alice, args, { cols: 100, answer: { when: /Did you mean .*devices list.*\?/, send: answer } });
     }
 
     it('asks (oclif\'s not-found plugin): no runs nothing and exits 127, yes runs the suggestion', async () => {

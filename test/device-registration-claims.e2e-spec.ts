@@ -8,32 +8,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn as spawnPty } from '@lydell/node-pty';
 import { DeviceListItem } from '@svc/common';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { callTool, callToolError, startMcp } from './fixtures/mcp-session';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, SVC_BIN, svcJson, svcLogin } from './fixtures/svc-cli';
+import { CliHome, cliHome, svc, svcInTerminal, svcJson, svcLogin } from './fixtures/svc-cli';
 import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@claims.test';
 const MALLORY = 'mallory@claims.test';
 
-/** `svc <args>` in a pseudo-terminal, typing `answer` once it asks; everything it showed and its exit code. */
+/** `svc <args>` on a terminal, answering its `[y/N]` question with `answer`. */
 function inTerminal(home: CliHome, args: string[], answer: string): Promise<{ code: number; output: string }> {
-  const pty = spawnPty(process.execPath, [SVC_BIN, ...args], { name: 'xterm', cols: 200, rows: 30, cwd: home.dir, env: home.env });
-  let output = '';
-  let answered = false;
-  pty.onData((data) => {
-    output += data;
-    if (!answered && output.includes('[y/N]')) {
-      answered = true;
-      pty.write(`${answer}\r`);
-    }
-  });
-  return new Promise((resolve) => pty.onExit(({ exitCode }) => resolve({ code: exitCode, output })));
+  return svcInTerminal(home, args, { cols: 200, answer: { when: /\[y\/N\]/, send: `${answer}\r` } });
 }
 
 async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
