@@ -12,7 +12,8 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const Database = require('better-sqlite3');
+const { loadSqliteDriver } = require('../apps/server/dist/storage/embedded/sqlite-driver');
+const Database = loadSqliteDriver();
 const { rounds, spread } = require('./spread');
 
 const ROOT = join(__dirname, '..');

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..');
 const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli'];
-const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
+const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3(-node20)?$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
 const TEST_FILE = /\.(spec|contract|e2e-spec)\.ts$|\/contract\//;
 
 function sources(dir: string): string[] {

@@ -1,5 +1,5 @@
 import { Duplex, PassThrough } from 'node:stream';
-import { splice } from './stream-splice';
+import { coalesceWrites, splice } from './stream-splice';
 
 /** A duplex that records each write it is asked to make (a batch is one entry) and never ends by itself. */
 function recordingEnd(): { stream: Duplex; writes: Buffer[][] } {
@@ -30,5 +30,17 @@ describe('splice', () => {
     expect(Buffer.concat(target.writes[0])).toEqual(Buffer.concat(chunks));
     source.destroy();
     target.stream.destroy();
+  });
+});
+
+describe('coalesceWrites', () => {
+  it('releases its cork the moment the source ends, before whoever ends the target', async () => {
+    const source = new PassThrough();
+    const target = recordingEnd();
+    coalesceWrites(source, target.stream);
+    const corkedAtEnd = new Promise<number>((resolve) => source.once('end', () => resolve(target.stream.writableCorked)));
+    source.pipe(target.stream, { end: false });
+    source.end(Buffer.from('last batch'));
+    expect(await corkedAtEnd).toBe(0);
   });
 });

@@ -100,12 +100,24 @@ export function splice(a: SpliceEnd, b: SpliceEnd): Promise<SpliceOutcome> {
  * HTTP/2 one 16 KiB record at a time, and a DATA frame that straddles records arrives as a record
  * plus a tail of a few bytes: written one by one, each became its own HTTP/2 frame, TLS record and
  * syscall at the next hop (measured: up to half of a relay's chunks were ≤ 64 bytes). Must be
- * attached before `pipe`, so that the cork precedes the chunk's write; `end()` uncorks by itself.
+ * attached before `pipe`, so that the cork precedes the chunk's write.
+ * The cork is released as soon as `from` ends, before whoever ends `to`.
+ * Never for an HTTP/1 response (`OutgoingMessage`): on Node 24 a corked one stops emitting 'drain'
+ * to a slow reader, and `end()` writes the terminating chunk and trailers before what the cork held
+ * (a 3 MiB download lost its last 48 KiB; a 101 MiB one stalled). file-relay.ts pipes it plainly.
  */
 export function coalesceWrites(from: Readable, to: Writable): void {
+  let corked = false;
+  const release = () => {
+    if (!corked) return;
+    corked = false;
+    to.uncork();
+  };
   from.on('data', () => {
-    if (to.writableCorked > 0 || to.writableEnded) return;
+    if (corked || to.writableCorked > 0 || to.writableEnded) return;
+    corked = true;
     to.cork();
-    setImmediate(() => to.uncork());
+    setImmediate(release);
   });
+  from.once('end', release);
 }

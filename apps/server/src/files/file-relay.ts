@@ -94,7 +94,9 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
     body.once('error', () => resolve(false));
     body.once('close', () => resolve(body.readableEnded));
     res.once('close', () => resolve(res.writableFinished));
-    coalesceWrites(body, res);
+    // Piped plainly, never corked (coalesceWrites): on Node 24 an HTTP/1 response that is corked
+    // stops emitting 'drain' to a slow reader (the download stalled for good) and, ended while
+    // corked, sends its last chunk after the terminating one (the reader lost the last batch).
     body.pipe(res, { end: false });
   });
   const sha256 = delivered ? (await tunnel.trailers)[FILE_TUNNEL_HEADERS.sha256] : undefined;

@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describeStorageContract } from '../storage.contract';
 import { CONTRACT_COLLECTIONS, type Thing, THINGS, thing } from '../contract/contract-fixtures';
 import { defineCollection, type Filter } from '../storage.port';
 import { EmbeddedStorage } from './embedded-storage';
 import { projectionSql, whereSql } from './sql-filter';
+import { loadSqliteDriver } from './sqlite-driver';
+
+const Database = loadSqliteDriver();
 
 const scratch = mkdtempSync(join(tmpdir(), 'embedded-storage-'));
 let files = 0;

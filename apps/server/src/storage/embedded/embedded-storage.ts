@@ -8,7 +8,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { loadSqliteDriver } from './sqlite-driver';
 import { StorageUnavailableError } from '@svc/common';
 import { type Collection, type CollectionDef, type Doc, Storage } from '../storage.port';
 import { AsyncMutex } from './async-mutex';
@@ -57,7 +58,8 @@ export class EmbeddedStorage extends Storage {
       // and shared-memory files inherit its permissions).
       if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
     }
-    const db = new Database(file);
+    const Sqlite = loadSqliteDriver();
+    const db = new Sqlite(file);
     try {
       db.pragma('journal_mode = WAL');
       db.transaction(() => defs.forEach((def) => createCollection(db, def)))();
