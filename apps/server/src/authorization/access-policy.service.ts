@@ -122,9 +122,9 @@ export class AccessPolicy {
     return { device, ...grant };
   }
 
-  /** Whether a caller already authorized on a device also holds `capability` there (what it may read of it, e.g. a deployment's secrets). */
-  holds(access: AuthorizedDevice, capability: Capability): boolean {
-    return grantAllows(access, capability);
+  /** Whether a caller authorized on a device reads its deployments' secrets and job log tails: those who may change them (`device:deploy`). */
+  readsDeploymentSecrets(access: AuthorizedDevice): boolean {
+    return grantAllows(access, 'device:deploy');
   }
 
   /**
