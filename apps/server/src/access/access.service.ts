@@ -36,7 +36,7 @@ export class AccessService {
       const target = parseScope(scope)!;
       // A share with an id nobody owns yet would go to whoever creates that organization later.
       if (target.kind === 'org' && !(await this.orgs.findById(target.orgId))) throw new NotFoundError('Organization not found');
-      await this.policy.requireShareAllowed(device, scope);
+      await this.policy.requireShareAllowed(principal, device, scope);
       const others = device.shares.filter((s) => s.scope !== scope);
       if (others.length >= LIMITS.maxSharesPerDevice) {
         throw new ConflictError(`A device can be shared with at most ${LIMITS.maxSharesPerDevice} users and organizations; remove one first`);

@@ -199,7 +199,8 @@ export class AccessPolicy {
     if (target?.kind === 'org' && !this.config.allowCrossOrgDeviceSharing) {
       for (const share of device.shares) {
         if (share.scope !== toScope && (await this.isOutside(target.orgId, share.scope))) {
-          throw new ConflictError(`Device is shared with ${share.scope}, outside ${target.orgId}; remove that share first (cross-organization sharing is disabled)`);
+          const refusal = new ConflictError(`Device is shared with ${share.scope}, outside ${target.orgId}; remove that share first (cross-organization sharing is disabled)`);
+          throw await this.refusals.refused(principal, 'moving a shared device into the organization', { deviceId: device.id }, refusal);
         }
       }
     }
@@ -267,11 +268,12 @@ export class AccessPolicy {
   }
 
   /** With ALLOW_CROSS_ORG_DEVICE_SHARING=false an organization's device is shared only with its members. */
-  async requireShareAllowed(device: Pick<DeviceRecord, 'ownerScope'>, scope: string): Promise<void> {
+  async requireShareAllowed(principal: Principal, device: Pick<DeviceRecord, 'id' | 'ownerScope'>, scope: string): Promise<void> {
     if (this.config.allowCrossOrgDeviceSharing) return;
     const owner = parseScope(device.ownerScope);
     if (owner?.kind === 'org' && (await this.isOutside(owner.orgId, scope))) {
-      throw new ForbiddenError(`Access denied: ${scope} is outside organization ${owner.orgId} and cross-organization sharing is disabled`);
+      const refusal = new ForbiddenError(`Access denied: ${scope} is outside organization ${owner.orgId} and cross-organization sharing is disabled`);
+      throw await this.refusals.refused(principal, 'sharing outside the organization', { deviceId: device.id }, refusal);
     }
   }
 
