@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, SetMetadata, UseGuards } from '@nestjs/common';
-import { findOperation, HttpMethod, OperationContract, OperationName, OperationResults, RouteResults, ServerCapability } from '@svc/common';
+import { ApiParam } from '@nestjs/swagger';
+import { findOperation, HttpMethod, OperationContract, OperationName, OperationResults, pathParams, RouteResults, ServerCapability } from '@svc/common';
 import { OperationResponse } from '../common/operation-response.decorator';
 import { AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY } from './operation-guard';
 
@@ -12,7 +13,7 @@ export function expressPath(path: string): string {
 
 /**
  * Binds a handler to a catalog operation: the method and path of its `http` route (the controller
- * carries no prefix), its answer in the OpenAPI document, and OperationGuard, which has
+ * carries no prefix), its path parameters and answer in the OpenAPI document, and OperationGuard, which has
  * AccessPolicy decide the capability of the catalog entry before the handler runs. `status` is
  * the success status (200 unless given).
  */
@@ -25,6 +26,7 @@ export function Operation(name: OperationName & keyof OperationResults, options:
     METHODS[http.method](expressPath(http.path)),
     HttpCode(status),
     OperationResponse(name, status, options.or),
+    ...pathParams(http).map((param) => ApiParam({ name: param, type: String, description: (op.params as Record<string, { description: string }>)[param]?.description })),
     SetMetadata(OPERATION, name),
     UseGuards(OperationGuard),
   );
