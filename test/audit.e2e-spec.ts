@@ -207,7 +207,7 @@ describe('audit logs', () => {
     expect((await server.api.patch('/devices/aud-1', { name: 'aud one' }, owner)).status).toBe(200);
 
     const stored = await server.app.get(Storage).collection(AUDIT).find({});
-    const checkedElsewhere: string[] = ['device.files_synced', 'device.deployment_rolled_back'];
+    const checkedElsewhere: string[] = ['device.files_synced', 'device.deployment_rolled_back', 'access.refused'];
     expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS.filter((action) => !checkedElsewhere.includes(action))));
     expect(stored.find((e) => e.action === 'user.approved')).toMatchObject({ user: 'admin-key', details: expect.stringContaining('pend@elsewhere.test') });
     expect(stored.find((e) => e.action === 'device.rejected')).toMatchObject({ user: 'owner@audit.test', deviceId: 'aud-1' });

@@ -57,6 +57,17 @@ export function readErrorBody(body: unknown): { code: ErrorCode; message: string
   return { code: code as ErrorCode, message, ...(typeof requestId === 'string' ? { requestId } : {}) };
 }
 
+/**
+ * A device stream's ERROR frame (`{code, message}`, docs/protocol.md) as an error: its code when
+ * svc knows it, INTERNAL otherwise, with the status that code answers over REST; `fallback` when
+ * the frame carries no message.
+ */
+export function errorFromFrame(body: unknown, fallback: string): ErrorAnswer {
+  const { code, message } = (typeof body === 'object' && body !== null ? body : {}) as { code?: unknown; message?: unknown };
+  const known: ErrorCode = typeof code === 'string' && Object.hasOwn(HTTP_STATUS_BY_CODE, code) ? (code as ErrorCode) : 'INTERNAL';
+  return new ErrorAnswer(known, typeof message === 'string' ? message : fallback, HTTP_STATUS_BY_CODE[known], undefined);
+}
+
 function codeForStatus(status: number): ErrorCode {
   const match = Object.entries(HTTP_STATUS_BY_CODE).find(([, s]) => s === status);
   return (match?.[0] as ErrorCode | undefined) ?? 'INTERNAL';

@@ -71,6 +71,31 @@ export function relationAllows(relation: OrgRelation, capability: OrgCapability)
   return RELATION_CAPABILITIES[relation].includes(capability);
 }
 
+/**
+ * What only server administrators (ADMIN_EMAILS, granted admins, the admin key) may do: it belongs
+ * to no organization and no device.
+ */
+export const SERVER_CAPABILITIES = [
+  'server:create-orgs', // org_create
+  'server:manage-users', // approve users, grant admin, reset a sign-in binding
+] as const;
+export type ServerCapability = (typeof SERVER_CAPABILITIES)[number];
+
+export function serverAllows(serverAdmin: boolean, capability: ServerCapability): boolean {
+  return serverAdmin && SERVER_CAPABILITIES.includes(capability);
+}
+
+/** Any capability an operation may need: on a device, on an organization, or on the server. */
+export type AnyCapability = Capability | OrgCapability | ServerCapability;
+
+export function isDeviceCapability(capability: AnyCapability): capability is Capability {
+  return (CAPABILITIES as readonly string[]).includes(capability);
+}
+
+export function isOrgCapability(capability: AnyCapability): capability is OrgCapability {
+  return (ORG_CAPABILITIES as readonly string[]).includes(capability);
+}
+
 const RANK: Record<OrgRole, number> = { viewer: 0, member: 1, admin: 2 };
 
 export function strongerRole(a: OrgRole | null, b: OrgRole | null): OrgRole | null {

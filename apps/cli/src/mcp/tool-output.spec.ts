@@ -1,5 +1,5 @@
 import { DeviceNotFoundError } from '@svc/common';
-import { ApiError } from '../sdk/api-error';
+import { ErrorAnswer } from '@svc/common';
 import { capText, OUTPUT_FIELD_LIMIT_BYTES, plainText, shapeResult, toolError, toolResult } from './tool-output';
 
 describe('plainText: command output for a model', () => {
@@ -74,9 +74,9 @@ describe('toolResult', () => {
 describe('toolError', () => {
   it.each([
     ['a domain error', new DeviceNotFoundError(), 'DEVICE_NOT_FOUND: Device not found'],
-    ['a refusal of the server, without its request id', new ApiError('FORBIDDEN', 'Viewers cannot run commands', 403, 'req-42'), 'FORBIDDEN: Viewers cannot run commands'],
-    ['an offline device, without its request id', new ApiError('DEVICE_OFFLINE', 'Device is offline', 503, 'req-43'), 'DEVICE_OFFLINE: Device is offline'],
-    ['a server fault, with the request id to report', new ApiError('INTERNAL', 'Internal server error', 500, 'req-44'), 'INTERNAL: Internal server error (request req-44)'],
+    ['a refusal of the server, without its request id', new ErrorAnswer('FORBIDDEN', 'Viewers cannot run commands', 403, 'req-42'), 'FORBIDDEN: Viewers cannot run commands'],
+    ['an offline device, without its request id', new ErrorAnswer('DEVICE_OFFLINE', 'Device is offline', 503, 'req-43'), 'DEVICE_OFFLINE: Device is offline'],
+    ['a server fault, with the request id to report', new ErrorAnswer('INTERNAL', 'Internal server error', 500, 'req-44'), 'INTERNAL: Internal server error (request req-44)'],
     ['anything else', new Error('socket hang up'), 'INTERNAL: socket hang up'],
   ])('gives %s as a tool error with its code', (_kind, error, text) => {
     const result = toolError(error);

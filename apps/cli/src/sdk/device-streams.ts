@@ -1,10 +1,9 @@
 import { ClientHttp2Session, ClientHttp2Stream, connect as http2Connect, constants as h2 } from 'node:http2';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import {
-  DomainError,
   encodeStreamArgs,
+  ErrorAnswer,
   errorFromAnswer,
-  ErrorCode,
   ForwardTarget,
   serverTlsOptions,
   ServerTrust,
@@ -35,17 +34,12 @@ export interface DeviceStreamsOptions {
   headers?: Record<string, string>;
 }
 
-/** A refused stream: the server's REST-shaped error answer. */
-export class DeviceStreamError extends DomainError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly statusCode: number,
-    readonly requestId: string | undefined,
-  ) {
-    super(code, message);
-  }
-}
+/**
+ * A refused or broken stream: an ErrorAnswer like every other client path's (the name stays for
+ * what callers check: `instanceof DeviceStreamError`).
+ */
+export const DeviceStreamError = ErrorAnswer;
+export type DeviceStreamError = ErrorAnswer;
 
 /**
  * One HTTP/2 connection per process to the server's UNIFIED_PORT, carrying any number of device
@@ -258,6 +252,5 @@ async function refusal(stream: ClientHttp2Stream, status: number): Promise<Devic
     // The status alone still makes an error.
   }
   if (!stream.destroyed) stream.close(h2.NGHTTP2_CANCEL);
-  const answer = errorFromAnswer(status, Buffer.concat(chunks));
-  return new DeviceStreamError(answer.code, answer.message, answer.statusCode, answer.requestId);
+  return errorFromAnswer(status, Buffer.concat(chunks));
 }

@@ -3,13 +3,12 @@ import { constants as osConstants } from 'node:os';
 import { pipeline, Readable } from 'node:stream';
 import {
   encodeDataFrames,
-  ErrorCode,
   ErrorFrameBody,
+  errorFromFrame,
   ExitFrameBody,
   Frame,
   FrameDecoder,
   FrameType,
-  HTTP_STATUS_BY_CODE,
   parseFramePayload,
   resetStream,
   stdinEofFrame,
@@ -112,6 +111,5 @@ function exitOf(body: ExitFrameBody): ExecStreamExit {
 }
 
 function deviceError(body: ErrorFrameBody): DeviceStreamError {
-  const code = typeof body.code === 'string' && body.code in HTTP_STATUS_BY_CODE ? (body.code as ErrorCode) : 'INTERNAL';
-  return new DeviceStreamError(code, typeof body.message === 'string' ? body.message : 'The device reported an error', HTTP_STATUS_BY_CODE[code], undefined);
+  return errorFromFrame(body, 'The device reported an error');
 }

@@ -119,8 +119,7 @@ export class FilesHttp {
 }
 
 async function refusal(res: IncomingMessage): Promise<DeviceStreamError> {
-  const answer = errorFromAnswer(res.statusCode ?? 500, await readAll(res, MAX_ERROR_BODY_BYTES));
-  return new DeviceStreamError(answer.code, answer.message, answer.statusCode, answer.requestId);
+  return errorFromAnswer(res.statusCode ?? 500, await readAll(res, MAX_ERROR_BODY_BYTES));
 }
 
 async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> {

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { DomainError, HttpMethod } from '@svc/common';
-import { ApiError, ServerUnreachableError } from './api-error';
+import { DomainError, ErrorAnswer, errorFromAnswer, HttpMethod } from '@svc/common';
+import { ServerUnreachableError } from './api-error';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -33,7 +33,7 @@ export interface RestClientOptions {
 
 /**
  * JSON over HTTP(S) to the server's REST API. Redirects are never followed (a 3xx is an error),
- * error answers become ApiError, and a request that could not reach the server is retried with
+ * error answers become ErrorAnswer (errorFromAnswer, the one reading every client path shares), and a request that could not reach the server is retried with
  * exponential backoff — every request when nothing was sent, reads also when the connection broke.
  */
 export class RestClient {
@@ -53,7 +53,7 @@ export class RestClient {
 
   /**
    * A request whose 2xx answer is read by the caller as it arrives (a text stream such as a job's
-   * log); an error answer becomes ApiError as with `request`. The timeout covers the wait for the
+   * log); an error answer becomes ErrorAnswer as with `request`. The timeout covers the wait for the
    * answer; once it has begun, it may stay quiet for as long as it likes (a followed log).
    */
   async stream(req: RestRequest): Promise<IncomingMessage> {
@@ -118,18 +118,18 @@ export class RestClient {
     });
   }
 
-  /** A read answer: its JSON for a 2xx, ApiError for an error answer, and no redirect followed. */
+  /** A read answer: its JSON for a 2xx, ErrorAnswer for an error answer, and no redirect followed. */
   private answer<T>(response: IncomingMessage, text: string): T {
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400) {
-      throw new ApiError('INTERNAL', `The server answered with a redirect (HTTP ${status} to ${response.headers.location ?? '?'}); svc follows no redirects: set SVC_SERVER_URL to the final address`, status, undefined);
+      throw new ErrorAnswer('INTERNAL', `The server answered with a redirect (HTTP ${status} to ${response.headers.location ?? '?'}); svc follows no redirects: set SVC_SERVER_URL to the final address`, status, undefined);
     }
-    if (status >= 400 || status < 200) throw ApiError.fromBody(status, text);
+    if (status >= 400 || status < 200) throw errorFromAnswer(status, text);
     if (text.length === 0) return undefined as T;
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new ApiError('INTERNAL', `The server answered HTTP ${status} with something that is not JSON`, status, undefined);
+      throw new ErrorAnswer('INTERNAL', `The server answered HTTP ${status} with something that is not JSON`, status, undefined);
     }
   }
 }
@@ -141,7 +141,7 @@ async function readBody(response: IncomingMessage): Promise<string> {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
       response.destroy();
-      throw new ApiError('PAYLOAD_TOO_LARGE', `The server's answer exceeds ${MAX_BODY_BYTES} bytes`, 413, undefined);
+      throw new ErrorAnswer('PAYLOAD_TOO_LARGE', `The server's answer exceeds ${MAX_BODY_BYTES} bytes`, 413, undefined);
     }
     chunks.push(chunk);
   }

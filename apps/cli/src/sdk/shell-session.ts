@@ -7,9 +7,8 @@ import {
   Frame,
   FrameDecoder,
   FrameType,
-  HTTP_STATUS_BY_CODE,
   parseFramePayload,
-  readErrorBody,
+  errorFromFrame,
   resetStream,
   resizeFrame,
   signalFrame,
@@ -160,8 +159,7 @@ export class ShellSession {
 }
 
 function deviceError(body: ErrorFrameBody): DeviceStreamError {
-  const { code, message } = readErrorBody(body) ?? { code: 'INTERNAL' as const, message: 'The shell failed on the device' };
-  return new DeviceStreamError(code, message, HTTP_STATUS_BY_CODE[code], undefined);
+  return errorFromFrame(body, 'The shell failed on the device');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AccessEntry, ConflictError, InvalidInputError, LIMITS, NotFoundError, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole } from '@svc/common';
+import { AccessEntry, capabilityOf, ConflictError, InvalidInputError, LIMITS, NotFoundError, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole } from '@svc/common';
 import { DevicesRepository, LOST_RACE, retryLostRaces, shareFields } from '../storage/repositories/devices.repository';
 import { OrgsRepository } from '../storage/repositories/orgs.repository';
 import { callerAccess } from '../storage/repositories/device-access-scope';
@@ -18,24 +18,25 @@ export class AccessService {
     private readonly audit: AuditService,
   ) {}
 
-  async list(principal: UserPrincipal, ref: string): Promise<AccessEntry[]> {
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:view');
+  /** `device` as AccessPolicy authorized it for device_access_list (OperationGuard). */
+  list(device: DeviceRecord): AccessEntry[] {
     return device.shares.map(toAccessEntry);
   }
 
   /**
    * Each attempt reads the device, checks and writes with a compare-and-set, so two concurrent
-   * edits never overwrite each other: the loser reads again and decides again (checks included).
+   * edits never overwrite each other: the loser reads again and decides again (checks included:
+   * the route's guard decided on the device as it was before the first attempt).
    */
   async add(principal: UserPrincipal, ref: string, emailOrOrgId: string, role: ToolRole): Promise<{ status: 'added' }> {
     const scope = targetScope(emailOrOrgId);
     const deviceId = await retryLostRaces(async () => {
-      const { device } = await this.policy.requireDevice(principal, ref, 'device:manage');
+      const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('device_access_add'));
       if (scope === device.ownerScope) throw new ConflictError(`${emailOrOrgId} already owns this device`);
       const target = parseScope(scope)!;
       // A share with an id nobody owns yet would go to whoever creates that organization later.
       if (target.kind === 'org' && !(await this.orgs.findById(target.orgId))) throw new NotFoundError('Organization not found');
-      await this.policy.requireShareAllowed(device, scope);
+      await this.policy.requireShareAllowed(principal, device, scope);
       const others = device.shares.filter((s) => s.scope !== scope);
       if (others.length >= LIMITS.maxSharesPerDevice) {
         throw new ConflictError(`A device can be shared with at most ${LIMITS.maxSharesPerDevice} users and organizations; remove one first`);
@@ -49,7 +50,7 @@ export class AccessService {
   async remove(principal: UserPrincipal, ref: string, emailOrOrgId: string): Promise<{ status: 'removed' }> {
     const scope = targetScope(emailOrOrgId);
     const deviceId = await retryLostRaces(async () => {
-      const { device } = await this.policy.requireDevice(principal, ref, 'device:manage');
+      const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('device_access_remove'));
       if (!device.shares.some((s) => s.scope === scope)) throw new NotFoundError(`${emailOrOrgId} has no access entry on this device`);
       return this.saveShares(principal, device, device.shares.filter((s) => s.scope !== scope));
     });

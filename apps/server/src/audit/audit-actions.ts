@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   'user.approved',
   'user.admin_granted',
   'user.subject_reset',
+  'access.refused',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

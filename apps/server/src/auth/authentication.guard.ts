@@ -7,7 +7,7 @@ import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { UsersService } from '../users/users.service';
 import { ACCESS_LEVEL, AccessLevel, IS_PUBLIC } from './decorators';
 import { ADMIN_KEY_HEADER, adminKeyMatches } from './admin-key';
-import { isAdmin, Principal } from './principal';
+import type { Principal } from './principal';
 import type { TokenIdentity } from './token-identity';
 
 type AuthedRequest = Request & { principal?: Principal; user?: TokenIdentity };
@@ -49,7 +49,6 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
   }
 
   private checkAccessLevel(principal: Principal, level: AccessLevel | undefined): void {
-    if (level === 'admin' && !isAdmin(principal)) throw new ForbiddenError('Administrator privileges required');
     if (level === 'user' && principal.kind !== 'user') {
       throw new ForbiddenError('The admin key cannot act on devices; use a user access token');
     }

@@ -8,11 +8,11 @@ export const ACCESS_LEVEL = 'svc:accessLevel';
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /**
- * `admin`: the admin key or an admin user. `user`: a user token only (device routes: the
- * admin key is not a device credential). Unmarked authenticated routes accept either.
+ * `user`: a user token only (device routes: the admin key is not a device credential). Unmarked
+ * authenticated routes accept either. What a principal may do is AccessPolicy's to decide
+ * (`@Operation`, `@ServerAdministration` in authorization/).
  */
-export type AccessLevel = 'admin' | 'user';
-export const AdminOnly = () => SetMetadata(ACCESS_LEVEL, 'admin' satisfies AccessLevel);
+export type AccessLevel = 'user';
 export const UsersOnly = () => SetMetadata(ACCESS_LEVEL, 'user' satisfies AccessLevel);
 
 export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {

@@ -27,7 +27,3 @@ export type Principal = UserPrincipal | AdminKeyPrincipal;
 export function actorName(principal: Principal): string {
   return principal.kind === 'user' ? principal.email : 'admin-key';
 }
-
-export function isAdmin(principal: Principal): boolean {
-  return principal.kind === 'admin-key' || principal.admin;
-}

@@ -16,6 +16,9 @@ import {
   OrgSubject,
   ownerChangeRefusal,
   parseScope,
+  Scope,
+  ServerCapability,
+  serverAllows,
   toToolRole,
   WaitingRequest,
 } from '@svc/common';
@@ -27,6 +30,7 @@ import { AuditRepository } from '../storage/repositories/audit.repository';
 import { callerAccess } from '../storage/repositories/device-access-scope';
 import { DeviceRecord, DeviceShare, OrgRecord } from '../storage/records';
 import type { Principal, UserPrincipal } from '../auth/principal';
+import { RefusalAudit } from './refusal-audit';
 
 export interface AuthorizedDevice {
   device: DeviceRecord;
@@ -73,10 +77,12 @@ export function ownerChangeFields(toScope: string): OwnerChange {
 }
 
 /**
- * The one authorization policy: every device, organization and ownership decision of every entry
- * point (REST, tunnel, MCP) is made here, from the pure rules in `@svc/common` (access.ts,
- * roles.ts). Deny unless allowed; a device the caller cannot reach is "not found"; server
- * administration is never a device credential.
+ * The one authorization policy: every device, organization, ownership, registration and server
+ * administration decision of every entry point (REST, client streams, MCP) is made here, from the
+ * pure rules in `@svc/common` (access.ts, roles.ts), and every refusal it decides is audited here
+ * (RefusalAudit). Deny unless allowed; a device the caller cannot reach is "not found"; server
+ * administration is never a device credential. Routes name what they need through the operation
+ * catalog (`@Operation`, OperationGuard); services ask here for what depends on their data.
  */
 @Injectable()
 export class AccessPolicy {
@@ -86,6 +92,7 @@ export class AccessPolicy {
     private readonly orgs: OrgsRepository,
     private readonly memberships: MembershipsRepository,
     private readonly auditRecords: AuditRepository,
+    private readonly refusals: RefusalAudit,
   ) {}
 
   /**
@@ -105,18 +112,19 @@ export class AccessPolicy {
   }
 
   /** The same decision for a device already loaded (for example by id, for a registration). */
-  authorizeDevice(principal: Principal, device: DeviceRecord, capability: Capability): AuthorizedDevice {
+  async authorizeDevice(principal: Principal, device: DeviceRecord, capability: Capability): Promise<AuthorizedDevice> {
     const grant = deviceGrant(deviceCaller(principal), device);
     if (grant === null) throw new DeviceNotFoundError();
     if (!grantAllows(grant, capability)) {
-      throw new ForbiddenError(capability === 'device:own' ? NOT_OWNER : `Access denied: your role (${toToolRole(grant.role)}) does not allow ${capability}`);
+      const refusal = new ForbiddenError(capability === 'device:own' ? NOT_OWNER : `Access denied: your role (${toToolRole(grant.role)}) does not allow ${capability}`);
+      throw await this.refusals.refused(principal, capability, { deviceId: device.id }, refusal);
     }
     return { device, ...grant };
   }
 
-  /** Whether a caller already authorized on a device also holds `capability` there (what it may read of it, e.g. a deployment's secrets). */
-  holds(access: AuthorizedDevice, capability: Capability): boolean {
-    return grantAllows(access, capability);
+  /** Whether a caller authorized on a device reads its deployments' secrets and job log tails: those who may change them (`device:deploy`). */
+  readsDeploymentSecrets(access: AuthorizedDevice): boolean {
+    return grantAllows(access, 'device:deploy');
   }
 
   /**
@@ -142,9 +150,30 @@ export class AccessPolicy {
     if (decision === 'hidden') throw new NotFoundError('Organization not found');
     if (decision === 'forbidden') {
       const adminOnly = subject.serverAdmin && !subject.memberships.some((m) => m.orgId === orgId);
-      throw new ForbiddenError(adminOnly && DEVICE_ORG_CAPABILITIES.includes(capability) ? NOT_A_DEVICE_CREDENTIAL : ORG_REFUSALS[capability]);
+      const refusal = new ForbiddenError(adminOnly && DEVICE_ORG_CAPABILITIES.includes(capability) ? NOT_A_DEVICE_CREDENTIAL : ORG_REFUSALS[capability]);
+      throw await this.refusals.refused(principal, capability, { orgId }, refusal);
     }
     return org!;
+  }
+
+  /**
+   * Removing a member needs `org:manage`, except leaving: any member may leave (`org:view`). The
+   * owner can neither be removed nor leave, so an organization always has its owner.
+   */
+  async requireMemberRemoval(principal: Principal, orgId: string, email: string): Promise<OrgRecord> {
+    const leaving = principal.kind === 'user' && principal.email === email;
+    const org = await this.requireOrg(principal, orgId, leaving ? 'org:view' : 'org:manage');
+    if (email === org.owner) {
+      const refusal = new ConflictError('The organization owner cannot be removed');
+      throw await this.refusals.refused(principal, leaving ? 'leaving the organization' : 'org:manage', { orgId }, refusal);
+    }
+    return org;
+  }
+
+  /** Server administration (organization creation, user management): server administrators only. */
+  async requireServer(principal: Principal, capability: ServerCapability): Promise<void> {
+    if (serverAllows(orgSubject(principal).serverAdmin, capability)) return;
+    throw await this.refusals.refused(principal, capability, {}, new ForbiddenError('Administrator privileges required'));
   }
 
   /** The organizations a caller may list: its own, or all of them for server administrators. */
@@ -161,13 +190,17 @@ export class AccessPolicy {
   async authorizeOwnerChange(principal: UserPrincipal, device: DeviceRecord, toScope: string): Promise<OwnerChange> {
     const refusal = ownerChangeRefusal(principal, device, toScope);
     if (refusal === 'same-owner') throw new ConflictError(`Device already belongs to ${toScope}`);
-    if (refusal === 'not-owner') throw new ForbiddenError(NOT_OWNER);
-    if (refusal === 'target-not-yours') throw new ForbiddenError(`Access denied: you may not make ${toScope} the owner of a device`);
+    if (refusal === 'not-owner') throw await this.refusals.refused(principal, 'device:own', { deviceId: device.id }, new ForbiddenError(NOT_OWNER));
+    if (refusal === 'target-not-yours') {
+      const error = new ForbiddenError(`Access denied: you may not make ${toScope} the owner of a device`);
+      throw await this.refusals.refused(principal, 'device:own', { deviceId: device.id }, error);
+    }
     const target = parseScope(toScope);
     if (target?.kind === 'org' && !this.config.allowCrossOrgDeviceSharing) {
       for (const share of device.shares) {
         if (share.scope !== toScope && (await this.isOutside(target.orgId, share.scope))) {
-          throw new ConflictError(`Device is shared with ${share.scope}, outside ${target.orgId}; remove that share first (cross-organization sharing is disabled)`);
+          const refusal = new ConflictError(`Device is shared with ${share.scope}, outside ${target.orgId}; remove that share first (cross-organization sharing is disabled)`);
+          throw await this.refusals.refused(principal, 'moving a shared device into the organization', { deviceId: device.id }, refusal);
         }
       }
     }
@@ -181,7 +214,7 @@ export class AccessPolicy {
    */
   async planRekey(principal: UserPrincipal, existing: DeviceRecord, requestedScope: string): Promise<RekeyPlan> {
     if (deviceGrant(principal, existing) === null) throw new ConflictError(`Device id ${existing.id} is already registered`);
-    const { owner } = this.authorizeDevice(principal, existing, 'device:manage');
+    const { owner } = await this.authorizeDevice(principal, existing, 'device:manage');
     if (!owner || requestedScope === existing.ownerScope) return { ownerScope: existing.ownerScope, ownerChange: null };
     const ownerChange = await this.authorizeOwnerChange(principal, existing, requestedScope);
     return { ownerScope: requestedScope, ownerChange };
@@ -192,11 +225,38 @@ export class AccessPolicy {
    * from an owner the approver does not speak for still waits (`deviceIdClaimBlocker`). An id
    * that is already registered is not decided here but by `planRekey`.
    */
-  requireDeviceIdClaim(principal: UserPrincipal, request: WaitingRequest & { deviceId: string }, waitingOldestFirst: readonly WaitingRequest[]): void {
+  async requireDeviceIdClaim(principal: UserPrincipal, request: WaitingRequest & { deviceId: string }, waitingOldestFirst: readonly WaitingRequest[]): Promise<void> {
     if (deviceIdClaimBlocker(principal, request.id, waitingOldestFirst) === null) return;
-    throw new ConflictError(
+    const refusal = new ConflictError(
       `Device id ${request.deviceId} was requested earlier for another owner, and that request is still waiting; it cannot be approved for ${request.ownerScope} meanwhile (choose another device id, or wait until that request is decided or expires)`,
     );
+    throw await this.refusals.refused(principal, 'claiming the device id', { deviceId: request.deviceId }, refusal);
+  }
+
+  /** The owner scopes whose registration requests the caller decides: its own, and those of organizations it administers. */
+  approvableScopes(principal: UserPrincipal): Scope[] {
+    return principal.scopes.filter((scope) => canApproveFor(principal, scope));
+  }
+
+  /** Approving (or rejecting) a registration request is for whoever speaks for its owner scope. */
+  async requireApprover(principal: UserPrincipal, request: { deviceId: string; ownerScope: string }): Promise<void> {
+    if (canApproveFor(principal, request.ownerScope)) return;
+    const refusal = new ForbiddenError(`Access denied: you may not approve devices for ${request.ownerScope}`);
+    throw await this.refusals.refused(principal, 'approving the registration', { deviceId: request.deviceId }, refusal);
+  }
+
+  /**
+   * The id is bound to the key that registered it: another key taking it over is the owner's call.
+   * A caller the device is hidden from is left to the re-key rules, which refuse it as a taken id.
+   */
+  async requireKeyChange(principal: UserPrincipal, device: DeviceRecord, requestedKey: string): Promise<void> {
+    if (device.publicKey === requestedKey) return;
+    const grant = deviceGrant(principal, device);
+    if (grant === null || grantAllows(grant, 'device:own')) return;
+    const refusal = new ForbiddenError(
+      `Access denied: device ${device.id} is registered with another key (${device.fingerprint ?? 'none recorded'}); only its owner may approve a key change`,
+    );
+    throw await this.refusals.refused(principal, 'device:own', { deviceId: device.id }, refusal);
   }
 
   /**
@@ -208,11 +268,12 @@ export class AccessPolicy {
   }
 
   /** With ALLOW_CROSS_ORG_DEVICE_SHARING=false an organization's device is shared only with its members. */
-  async requireShareAllowed(device: Pick<DeviceRecord, 'ownerScope'>, scope: string): Promise<void> {
+  async requireShareAllowed(principal: Principal, device: Pick<DeviceRecord, 'id' | 'ownerScope'>, scope: string): Promise<void> {
     if (this.config.allowCrossOrgDeviceSharing) return;
     const owner = parseScope(device.ownerScope);
     if (owner?.kind === 'org' && (await this.isOutside(owner.orgId, scope))) {
-      throw new ForbiddenError(`Access denied: ${scope} is outside organization ${owner.orgId} and cross-organization sharing is disabled`);
+      const refusal = new ForbiddenError(`Access denied: ${scope} is outside organization ${owner.orgId} and cross-organization sharing is disabled`);
+      throw await this.refusals.refused(principal, 'sharing outside the organization', { deviceId: device.id }, refusal);
     }
   }
 

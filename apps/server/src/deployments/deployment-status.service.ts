@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DeploymentStatus, DeploymentStatusReport, NoActiveDeploymentError, withoutLogTails } from '@svc/common';
+import { capabilityOf, DeploymentStatus, DeploymentStatusReport, NoActiveDeploymentError, withoutLogTails } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
@@ -34,10 +34,10 @@ export class DeploymentStatusService {
 
   status(principal: UserPrincipal, target: BatchTarget & { deployment_id?: string }) {
     return runBatch(target, {
-      resolve: accessResolver(this.policy, principal, 'device:view'),
+      resolve: accessResolver(this.policy, principal, capabilityOf('device_deployment_status')),
       run: async (access) => {
         const status = await this.statusOf(access, target.deployment_id);
-        return this.policy.holds(access, 'device:deploy') ? status : withoutLogTails(status);
+        return this.policy.readsDeploymentSecrets(access) ? status : withoutLogTails(status);
       },
     });
   }

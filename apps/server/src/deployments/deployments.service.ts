@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
+  capabilityOf,
   ConflictError,
   DEPLOY_LIMITS,
   DeployJobsResult,
@@ -16,7 +17,7 @@ import {
 import type { AuditAction } from '../audit/audit-actions';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
 import { Clock } from '../common/clock';
 import { BatchTarget, runBatch } from '../devices/batch';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
@@ -56,7 +57,7 @@ export class DeploymentsService {
   /** device_deployment_list, oldest first, as summaries: the whole document is device_deployment_show's. */
   list(principal: UserPrincipal, target: BatchTarget) {
     return runBatch(target, {
-      resolve: deviceResolver(this.policy, principal, 'device:view'),
+      resolve: deviceResolver(this.policy, principal, capabilityOf('device_deployment_list')),
       run: async (device): Promise<{ deployments: DeploymentSummary[] }> => {
         const [records, head] = await Promise.all([this.deployments.list(device.id), this.deployments.head(device.id)]);
         return { deployments: records.map((record) => toSummary(record, head.activeDeploymentId)) };
@@ -65,22 +66,19 @@ export class DeploymentsService {
   }
 
   /** A caller without `device:deploy` reads it with env values and inline file contents redacted. */
-  async show(principal: UserPrincipal, ref: string, deploymentId?: string): Promise<Deployment> {
-    const access = await this.policy.requireDevice(principal, ref, 'device:view');
+  async show(access: AuthorizedDevice, deploymentId?: string): Promise<Deployment> {
     const head = await this.deployments.head(access.device.id);
     const deployment = toDocument(await this.target(access.device.id, head, deploymentId), head.activeDeploymentId);
-    return this.policy.holds(access, 'device:deploy') ? deployment : redactDeployment(deployment);
+    return this.policy.readsDeploymentSecrets(access) ? deployment : redactDeployment(deployment);
   }
 
-  async active(principal: UserPrincipal, ref: string): Promise<{ active_deployment_id: string }> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:view');
+  async active(deviceId: string): Promise<{ active_deployment_id: string }> {
     const { activeDeploymentId } = await this.deployments.head(deviceId);
     if (activeDeploymentId === null) throw new NoActiveDeploymentError();
     return { active_deployment_id: activeDeploymentId };
   }
 
-  async create(principal: UserPrincipal, ref: string, active: boolean): Promise<Deployment> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+  async create(principal: UserPrincipal, deviceId: string, active: boolean): Promise<Deployment> {
     const record = await changeDeployments(this.storage, async () => {
       const created = await this.insertNew(deviceId, { jobs: [], name: null, rollback: null });
       if (active) await this.activateIn(deviceId, created.id);
@@ -92,8 +90,7 @@ export class DeploymentsService {
   }
 
   /** A copy of the source's jobs, rollback policy and name under a new id. */
-  async clone(principal: UserPrincipal, ref: string, sourceId: string, active: boolean): Promise<Deployment> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+  async clone(principal: UserPrincipal, deviceId: string, sourceId: string, active: boolean): Promise<Deployment> {
     const record = await changeDeployments(this.storage, async () => {
       const source = await this.deployments.find(deviceId, sourceId);
       if (!source) throw deploymentNotFound(sourceId);
@@ -107,8 +104,7 @@ export class DeploymentsService {
   }
 
   /** The active deployment is not removed: activate another one first (docs/deployments.md). */
-  async remove(principal: UserPrincipal, ref: string, deploymentId: string): Promise<StatusResult<'removed'>> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+  async remove(principal: UserPrincipal, deviceId: string, deploymentId: string): Promise<StatusResult<'removed'>> {
     await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       if (head.activeDeploymentId === deploymentId) {
@@ -121,8 +117,7 @@ export class DeploymentsService {
   }
 
   /** One write of the head: the old deployment stops being active as the new one becomes it. Activating the active one changes nothing. */
-  async activate(principal: UserPrincipal, ref: string, deploymentId: string): Promise<StatusResult<'activated'>> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+  async activate(principal: UserPrincipal, deviceId: string, deploymentId: string): Promise<StatusResult<'activated'>> {
     const moved = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       if (head.activeDeploymentId === deploymentId) {
@@ -143,7 +138,7 @@ export class DeploymentsService {
    */
   async deploy(principal: UserPrincipal, ref: string, body: unknown): Promise<DeployJobsResult> {
     const request = parseDeployRequest(body);
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_deploy'));
     const { deploymentId, active } = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       const created = request.deployment_id === undefined && head.activeDeploymentId === null;
@@ -165,7 +160,7 @@ export class DeploymentsService {
   }
 
   async undeploy(principal: UserPrincipal, ref: string, jobId: string, deploymentId?: string): Promise<StatusResult<'undeployed'>> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_undeploy'));
     const active = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       const record = await this.target(deviceId, head, deploymentId);

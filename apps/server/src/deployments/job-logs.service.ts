@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { InvalidInputError, TUNNEL_OPS } from '@svc/common';
+import { capabilityOf, InvalidInputError, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -28,7 +28,8 @@ export class JobLogsService {
     const follow = query.follow === 'true';
     const tail = query.tail === undefined ? JOB_LOGS_DEFAULT_TAIL : Number(query.tail);
     if (tail > JOB_LOGS_MAX_TAIL) throw new InvalidInputError(`tail must be a number of lines (0-${JOB_LOGS_MAX_TAIL})`);
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, 'device:deploy');
+    // A job's log needs what deploying it needs.
+    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_deploy'));
     await this.audit.record(principal, 'device.deployment_logs_read', { deviceId, details: `read the log of job ${jobId}${follow ? ' (follow)' : ''}` });
     const tunnel = await this.registry.require(deviceId).openStream({
       op: TUNNEL_OPS.deploymentLogs,

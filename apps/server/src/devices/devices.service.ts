@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLogsResult, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
+import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
 import { AuditRepository } from '../storage/repositories/audit.repository';
 import { Storage } from '../storage/storage.port';
+import type { DeviceRecord } from '../storage/records';
 import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
 import { AuditService } from '../audit/audit.service';
 import { PendingReview, RegistrationsService } from '../registrations/registrations.service';
@@ -132,7 +133,7 @@ export class DevicesService {
   /** device_status for `device` or `devices`. */
   statusOf(principal: UserPrincipal, target: BatchTarget) {
     return runBatch(target, {
-      resolve: this.viewable(principal),
+      resolve: this.viewable(principal, capabilityOf('device_status')),
       run: async (device): Promise<DeviceStatusResult> => {
         const presence = presenceIn(await this.presence.presenceOf([device.id]), device.id);
         return {
@@ -156,7 +157,7 @@ export class DevicesService {
    */
   auditLogs(principal: UserPrincipal, target: BatchTarget & AuditLogQuery) {
     const range = parseAuditRange(target);
-    const viewable = this.viewable(principal);
+    const viewable = this.viewable(principal, capabilityOf('device_audit_logs'));
     return runBatch<AuditHistory, AuditLogsResult>(target, {
       resolve: async (ref: string): Promise<{ key: string; target: AuditHistory }> => {
         try {
@@ -179,17 +180,19 @@ export class DevicesService {
     });
   }
 
-  /** A batch's resolve step: the device a reference names, keyed by id, if the caller may view it. */
-  private viewable(principal: UserPrincipal) {
+  /** A batch's resolve step: the device a reference names, keyed by id, if the caller holds `capability` there. */
+  private viewable(principal: UserPrincipal, capability: Capability) {
     return async (ref: string) => {
-      const { device } = await this.policy.requireDevice(principal, ref, 'device:view');
+      const { device } = await this.policy.requireDevice(principal, ref, capability);
       return { key: device.id, target: device };
     };
   }
 
-  /** device_rename: needs `device:manage`; the name is what `svc devices list` shows and what a `device` parameter may name. */
-  async rename(principal: UserPrincipal, ref: string, name: string): Promise<DeviceRenameResult> {
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:manage');
+  /**
+   * device_rename, on `device` as AccessPolicy authorized it (OperationGuard, the catalog's
+   * capability); the name is what `svc devices list` shows and what a `device` parameter may name.
+   */
+  async rename(principal: UserPrincipal, device: DeviceRecord, name: string): Promise<DeviceRenameResult> {
     if (!(await this.devices.update(callerAccess(principal.scopes), device.id, { name }))) throw new DeviceNotFoundError();
     await this.audit.record(principal, 'device.renamed', { deviceId: device.id, details: `renamed device ${device.id} from "${device.name}" to "${name}"` });
     return { status: 'renamed', device_id: device.id, name };
@@ -202,7 +205,7 @@ export class DevicesService {
    */
   async reject(principal: UserPrincipal, ref: string): Promise<{ status: 'rejected' }> {
     if (await this.registrations.rejectPending(principal, ref)) return { status: 'rejected' };
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:own');
+    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('devices_reject'));
     await this.storage.transaction(async () => {
       if (!(await this.devices.delete(callerAccess(principal.scopes), device.id))) throw new DeviceNotFoundError();
       await this.deployments.removeDevice(device.id);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, TUNNEL_OPS } from '@svc/common';
+import { capabilityOf, InvalidInputError, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -30,7 +30,7 @@ export class DockerService {
   async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
     const unknown = Object.keys(args);
     if (unknown.length > 0) throw new InvalidInputError(`unknown field ${unknown[0]}`);
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:exec');
+    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('docker_exec'));
     if (this.auditThrottle.shouldRecord(principal.email, device.id, AUDIT_TARGET)) {
       await this.audit.record(principal, 'device.docker_opened', { deviceId: device.id, details: 'container engine connection' });
     }

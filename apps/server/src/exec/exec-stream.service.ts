@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, parseExecArgs, TUNNEL_OPS } from '@svc/common';
+import { capabilityOf, InvalidInputError, parseExecArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -33,7 +33,7 @@ export class ExecStreamService {
     const unknown = Object.keys(args).find((key) => !CLIENT_FIELDS.has(key));
     if (unknown !== undefined) throw new InvalidInputError(`unknown exec argument ${unknown}`);
     const checked = parseExecArgs(args);
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:exec');
+    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('device_exec'));
     await this.audit.record(principal, 'device.exec', { deviceId: device.id, details: execAuditDetails(checked.command) });
     const tunnel = await this.registry.require(device.id).openStream({ op: TUNNEL_OPS.exec, args: checked, requestId, actor: principal.email });
     const deadline = setTimeout(() => tunnel.abort(), checked.timeout_secs * 1000 + DEVICE_GRACE_MS);

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Injectable, Logger } from '@nestjs/common';
-import { BatchResult, DomainError, ExecResult, ExecStreamArgs, parseExecArgs, TUNNEL_OPS } from '@svc/common';
+import { BatchResult, capabilityOf, DomainError, ExecResult, ExecStreamArgs, parseExecArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -104,7 +104,7 @@ export class ExecService {
 
   private resolver(principal: UserPrincipal): BatchSteps<ExecTarget, object>['resolve'] {
     return async (ref) => {
-      const { device } = await this.policy.requireDevice(principal, ref, 'device:exec');
+      const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('device_exec'));
       return { key: device.id, target: { ref, device } };
     };
   }

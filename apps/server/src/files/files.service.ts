@@ -2,18 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
   Capability,
+  capabilityOf,
   checkPathText,
-  DomainError,
   FILE_HTTP_HEADERS,
   FILE_TUNNEL_HEADERS,
-  FileEntry,
   FsDeleteResult,
   InvalidInputError,
   isSha256,
   parseIntegerHeader,
   parseModeHeader,
-  TunnelOp,
   TUNNEL_OPS,
+  TunnelOp,
 } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { AuditAction } from '../audit/audit-actions';
@@ -57,7 +56,7 @@ export class FilesService {
   /** The device's JSON array of entries, relayed as it comes (listing-relay.ts). */
   async list(principal: UserPrincipal, ref: string, path: string, res: Response): Promise<void> {
     const args = { path: checkPathText(path) };
-    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    const deviceId = await this.authorize(principal, ref, capabilityOf('device_ls'));
     await this.record(principal, deviceId, 'device.file_read', `ls ${path}`);
     const deadline = this.deadline(deviceId);
     try {
@@ -69,7 +68,7 @@ export class FilesService {
 
   async download(principal: UserPrincipal, ref: string, query: DownloadQuery, req: Request, res: Response): Promise<void> {
     const args = { path: checkPathText(query.path), ...within(query) };
-    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    const deviceId = await this.authorize(principal, ref, capabilityOf('device_cp').fromDevice);
     if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_read', `read ${query.path}`);
     const deadline = this.deadline(deviceId);
     const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsRead, args, deadline).catch((err) => {
@@ -92,7 +91,7 @@ export class FilesService {
   async upload(principal: UserPrincipal, ref: string, query: UploadQuery, req: Request): Promise<UploadOutcome> {
     const args = uploadArgs(query, req);
     const checksumInTrailer = args.sha256 === undefined;
-    const deviceId = await this.authorize(principal, ref, 'device:write-files');
+    const deviceId = await this.authorize(principal, ref, capabilityOf('device_cp').toDevice);
     if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_written', `write ${query.path} (${args.size} bytes)`);
     const deadline = this.deadline(deviceId);
     let outcome: UploadOutcome;
@@ -109,7 +108,7 @@ export class FilesService {
   /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). */
   async manifest(principal: UserPrincipal, ref: string, input: ManifestInput, res: Response): Promise<void> {
     const args = { path: checkPathText(input.path), exclude: input.exclude ?? [], hash: input.hash === true };
-    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    const deviceId = await this.authorize(principal, ref, capabilityOf('device_sync').fromDevice);
     await this.record(principal, deviceId, 'device.file_read', `list tree ${input.path}`);
     const deadline = this.deadline(deviceId);
     try {
@@ -121,7 +120,7 @@ export class FilesService {
 
   async delete(principal: UserPrincipal, ref: string, input: DeleteInput): Promise<FsDeleteResult> {
     const args = { root: checkPathText(input.root, 'root'), paths: input.paths };
-    const deviceId = await this.authorize(principal, ref, 'device:write-files');
+    const deviceId = await this.authorize(principal, ref, capabilityOf('device_sync').toDevice);
     const deadline = this.deadline(deviceId);
     let answer: FsDeleteResult;
     try {
@@ -136,7 +135,7 @@ export class FilesService {
 
   /** Writes the sync's audit entry now; answers what the server counted for it. */
   async endSync(principal: UserPrincipal, ref: string, input: SyncEndInput): Promise<SyncCounts> {
-    const deviceId = await this.authorize(principal, ref, 'device:read-files');
+    const deviceId = await this.authorize(principal, ref, capabilityOf('device_sync').fromDevice);
     return this.syncs.end(principal, deviceId, input.sync);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { describeForwardTarget, forwardStreamRequest, InvalidInputError, parseForwardTarget } from '@svc/common';
+import { capabilityOf, describeForwardTarget, forwardStreamRequest, InvalidInputError, parseForwardTarget } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -28,7 +28,7 @@ export class ForwardService {
     const unknown = Object.keys(rest);
     if (unknown.length > 0) throw new InvalidInputError(`unknown field ${unknown[0]}`);
     const checked = parseForwardTarget(target);
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:forward');
+    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('forward_start'));
     const where = `${checked.kind} ${describeForwardTarget(checked)}`;
     if (this.auditThrottle.shouldRecord(principal.email, device.id, where)) {
       await this.audit.record(principal, 'device.forward_opened', { deviceId: device.id, details: `forward to ${where}` });

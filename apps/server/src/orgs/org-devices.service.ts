@@ -6,6 +6,7 @@ import { AuditService } from '../audit/audit.service';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import { DevicesService } from '../devices/devices.service';
 import type { UserPrincipal } from '../auth/principal';
+import type { DeviceRecord, OrgRecord } from '../storage/records';
 
 /**
  * Moving devices into and out of organizations. Both directions that change the owner go through
@@ -24,15 +25,13 @@ export class OrgDevicesService {
     private readonly audit: AuditService,
   ) {}
 
-  async list(principal: UserPrincipal, orgId: string): Promise<OrgDeviceItem[]> {
-    await this.policy.requireOrg(principal, orgId, 'org:devices');
-    const devices = await this.deviceViews.listItems(callerAccess([orgScope(orgId)]));
+  async list(org: OrgRecord): Promise<OrgDeviceItem[]> {
+    const devices = await this.deviceViews.listItems(callerAccess([orgScope(org.id)]));
     return devices.map(({ id, name, status }) => ({ id, name, status: status === 'online' ? 'online' : 'offline' }));
   }
 
-  async add(principal: UserPrincipal, orgId: string, ref: string): Promise<{ status: 'added' }> {
-    await this.policy.requireOrg(principal, orgId, 'org:move-devices');
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:own');
+  /** `org` and `device` as AccessPolicy authorized them for org_devices_add (OperationGuard). */
+  async add(principal: UserPrincipal, { id: orgId }: OrgRecord, device: DeviceRecord): Promise<{ status: 'added' }> {
     const scope = orgScope(orgId);
     const change = await this.policy.authorizeOwnerChange(principal, device, scope);
     await this.devices.update(callerAccess(principal.scopes), device.id, change);
@@ -40,10 +39,9 @@ export class OrgDevicesService {
     return { status: 'added' };
   }
 
-  async remove(principal: UserPrincipal, orgId: string, ref: string): Promise<{ status: 'removed' }> {
-    await this.policy.requireOrg(principal, orgId, 'org:move-devices');
+  /** `org` and `device` as AccessPolicy authorized them for org_devices_remove (OperationGuard). */
+  async remove(principal: UserPrincipal, { id: orgId }: OrgRecord, device: DeviceRecord): Promise<{ status: 'removed' }> {
     const scope = orgScope(orgId);
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:view');
     const access = callerAccess(principal.scopes);
     if (device.ownerScope === scope) {
       const me = userScope(principal.email);

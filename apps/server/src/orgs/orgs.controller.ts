@@ -1,87 +1,81 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Param } from '@nestjs/common';
 import type { OperationResult } from '@svc/common';
 import { OperationResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal, UsersOnly } from '../auth/decorators';
+import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { Principal, UserPrincipal } from '../auth/principal';
+import { Authorized, Operation } from '../authorization/operation.decorator';
+import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { OrgsService } from './orgs.service';
 import { OrgDevicesService } from './org-devices.service';
 import { AddMemberInput, CreateOrgInput, OrgDeviceInput, UpdateOrgInput } from './dto';
 
-/** org_list, org_create, org_delete, org_update, org_members_*, org_devices_*. */
+/**
+ * org_list, org_create, org_delete, org_update, org_members_*, org_devices_*: routes and
+ * capabilities from the operation catalog. Removing a member is decided by the service
+ * (AccessPolicy.requireMemberRemoval): leaving needs less than removing someone else.
+ */
 @ApiTags('organizations')
 @ApiBearerAuth()
 @ApiSecurity('admin-key')
-@Controller('orgs')
+@Controller()
 export class OrgsController {
   constructor(
     private readonly orgs: OrgsService,
     private readonly orgDevices: OrgDevicesService,
   ) {}
 
-  @Get()
-  @OperationResponse('org_list')
+  @Operation('org_list')
   list(@CurrentPrincipal() principal: Principal): Promise<OperationResult<'org_list'>> {
     return this.orgs.list(principal);
   }
 
-  @Post()
-  @AdminOnly()
-  @OperationResponse('org_create', 201)
+  @Operation('org_create', { status: 201 })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOrgInput): Promise<OperationResult<'org_create'>> {
     return this.orgs.create(principal, body.id, body.email);
   }
 
-  @Delete(':id')
-  @OperationResponse('org_delete')
-  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<OperationResult<'org_delete'>> {
-    return this.orgs.delete(principal, id);
+  @Operation('org_delete')
+  delete(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets): Promise<OperationResult<'org_delete'>> {
+    return this.orgs.delete(principal, org!);
   }
 
-  @Patch(':id')
-  @OperationResponse('org_update')
-  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateOrgInput): Promise<OperationResult<'org_update'>> {
-    return this.orgs.rename(principal, id, body.new_id);
+  @Operation('org_update')
+  update(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets, @Body() body: UpdateOrgInput): Promise<OperationResult<'org_update'>> {
+    return this.orgs.rename(principal, org!, body.new_id);
   }
 
-  @Get(':id/members')
-  @OperationResponse('org_members_list')
-  members(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<OperationResult<'org_members_list'>> {
-    return this.orgs.members(principal, id);
+  @Operation('org_members_list')
+  members(@Authorized() { org }: AuthorizedTargets): Promise<OperationResult<'org_members_list'>> {
+    return this.orgs.members(org!);
   }
 
-  @Post(':id/members')
-  @HttpCode(200)
-  @OperationResponse('org_members_add')
-  addMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: AddMemberInput): Promise<OperationResult<'org_members_add'>> {
-    return this.orgs.addMember(principal, id, body.email, body.role);
+  @Operation('org_members_add')
+  addMember(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets, @Body() body: AddMemberInput): Promise<OperationResult<'org_members_add'>> {
+    return this.orgs.addMember(principal, org!, body.email, body.role);
   }
 
-  @Delete(':id/members/:email')
+  @Delete('orgs/:org_id/members/:email')
   @OperationResponse('org_members_remove')
-  removeMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Param('email') email: string): Promise<OperationResult<'org_members_remove'>> {
-    return this.orgs.removeMember(principal, id, email);
+  removeMember(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string, @Param('email') email: string): Promise<OperationResult<'org_members_remove'>> {
+    return this.orgs.removeMember(principal, orgId, email);
   }
 
-  @Get(':id/devices')
+  @Operation('org_devices_list')
   @UsersOnly()
-  @OperationResponse('org_devices_list')
-  devices(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string): Promise<OperationResult<'org_devices_list'>> {
-    return this.orgDevices.list(principal, id);
+  devices(@Authorized() { org }: AuthorizedTargets): Promise<OperationResult<'org_devices_list'>> {
+    return this.orgDevices.list(org!);
   }
 
-  @Post(':id/devices')
+  @Operation('org_devices_add')
   @UsersOnly()
-  @HttpCode(200)
-  @OperationResponse('org_devices_add')
-  addDevice(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string, @Body() body: OrgDeviceInput): Promise<OperationResult<'org_devices_add'>> {
-    return this.orgDevices.add(principal, id, body.device);
+  addDevice(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { org, device }: AuthorizedTargets, @Body() _body: OrgDeviceInput): Promise<OperationResult<'org_devices_add'>> {
+    return this.orgDevices.add(principal, org!, device!.device);
   }
 
-  @Delete(':id/devices/:device')
+  @Operation('org_devices_remove')
   @UsersOnly()
-  @OperationResponse('org_devices_remove')
-  removeDevice(@CurrentPrincipal() principal: UserPrincipal, @Param('id') id: string, @Param('device') device: string): Promise<OperationResult<'org_devices_remove'>> {
-    return this.orgDevices.remove(principal, id, device);
+  removeDevice(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { org, device }: AuthorizedTargets): Promise<OperationResult<'org_devices_remove'>> {
+    return this.orgDevices.remove(principal, org!, device!.device);
   }
 }

@@ -24,6 +24,7 @@ import { callerAccess, SYSTEM_ACCESS } from '../storage/repositories/device-acce
 import { AuditService } from '../audit/audit.service';
 import { AccessPolicy, ownerChangeFields } from '../authorization/access-policy.service';
 import { actorName, Principal } from '../auth/principal';
+import type { OrgRecord } from '../storage/records';
 
 /** Organizations and their members. Device moves in and out live in OrgDevicesService. */
 @Injectable()
@@ -62,8 +63,8 @@ export class OrgsService {
    * Deleting hands the organization's devices to its owner personally, as an owner change (their
    * shares are reset), and drops the organization's shares on other devices.
    */
-  async delete(principal: Principal, id: string): Promise<{ status: 'deleted' }> {
-    const org = await this.policy.requireOrg(principal, id, 'org:delete');
+  async delete(principal: Principal, org: OrgRecord): Promise<{ status: 'deleted' }> {
+    const id = org.id;
     const scope = orgScope(id);
     let moved = 0;
     await this.storage.transaction(async () => {
@@ -85,9 +86,9 @@ export class OrgsService {
   }
 
   /** Renames the id everywhere it appears: memberships, device owners and device shares. */
-  async rename(principal: Principal, id: string, newId: string): Promise<{ status: 'updated' }> {
+  async rename(principal: Principal, org: OrgRecord, newId: string): Promise<{ status: 'updated' }> {
     checkOrgId(newId, 'new_id');
-    const org = await this.policy.requireOrg(principal, id, 'org:manage');
+    const id = org.id;
     if (newId === id) return { status: 'updated' };
     const [from, to] = [orgScope(id), orgScope(newId)];
     await this.storage.transaction(async () => {
@@ -104,13 +105,12 @@ export class OrgsService {
     return { status: 'updated' };
   }
 
-  async members(principal: Principal, orgId: string): Promise<OrgMemberResult[]> {
-    await this.policy.requireOrg(principal, orgId, 'org:view');
-    return (await this.memberships.forOrg(orgId)).map((m) => ({ email: m.email, role: toToolRole(m.role) }));
+  async members(org: OrgRecord): Promise<OrgMemberResult[]> {
+    return (await this.memberships.forOrg(org.id)).map((m) => ({ email: m.email, role: toToolRole(m.role) }));
   }
 
-  async addMember(principal: Principal, orgId: string, rawEmail: string, role: ToolRole): Promise<{ status: 'added' }> {
-    const org = await this.policy.requireOrg(principal, orgId, 'org:manage');
+  async addMember(principal: Principal, org: OrgRecord, rawEmail: string, role: ToolRole): Promise<{ status: 'added' }> {
+    const orgId = org.id;
     const email = checkEmail(rawEmail);
     if (email === org.owner && role !== 'admin') throw new ConflictError('The organization owner is always an admin');
     const existing = await this.memberships.find(orgId, email);
@@ -120,12 +120,10 @@ export class OrgsService {
     return { status: 'added' };
   }
 
-  /** Admins remove anyone but the owner; any member may leave. */
+  /** Admins remove anyone but the owner; any member but the owner may leave (AccessPolicy.requireMemberRemoval). */
   async removeMember(principal: Principal, orgId: string, rawEmail: string): Promise<{ status: 'removed' }> {
     const email = checkEmail(rawEmail);
-    const leaving = principal.kind === 'user' && principal.email === email;
-    const org = await this.policy.requireOrg(principal, orgId, leaving ? 'org:view' : 'org:manage');
-    if (email === org.owner) throw new ConflictError('The organization owner cannot be removed');
+    await this.policy.requireMemberRemoval(principal, orgId, email);
     await this.storage.transaction(async () => {
       if (!(await this.memberships.remove(orgId, email))) throw new NotFoundError(`${email} is not a member of ${orgId}`);
       if (!this.config.allowCrossOrgDeviceSharing) await this.dropSharesOnOrgDevices(orgId, userScope(email));

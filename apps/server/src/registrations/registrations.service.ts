@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  canApproveFor,
   ConflictError,
-  deviceGrant,
   DeviceNotFoundError,
-  ForbiddenError,
   GoneError,
-  grantAllows,
   InvalidInputError,
   keyFingerprint,
   LIMITS,
@@ -34,7 +30,7 @@ import { FixedWindowRateLimiter } from './rate-limiter';
 import { RegistrationProof, registrationProofHolds } from './registration-proof';
 import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
 import { DeviceRevocations } from '../devices/device-revocations';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
 
 /** One answer for every failed poll, so that a request id alone tells nothing, not even whether it exists. */
 const PROOF_REFUSED = 'Registration proof missing or invalid';
@@ -130,8 +126,7 @@ export class RegistrationsService {
 
   /** Pending requests the principal may decide on. */
   async pendingFor(principal: UserPrincipal): Promise<RegistrationRecord[]> {
-    const approvable = principal.scopes.filter((scope) => canApproveFor(principal, scope));
-    return this.registrations.pendingForScopes(approvable, this.clock.now());
+    return this.registrations.pendingForScopes(this.policy.approvableScopes(principal), this.clock.now());
   }
 
   /**
@@ -170,7 +165,10 @@ export class RegistrationsService {
     const record = await this.registrations.findLive(ref, now);
     const request = record?.status === 'pending' ? record : await this.findPending(principal, ref);
     if (!request || request.status !== 'pending') throw new NotFoundError('Registration request not found or expired');
-    if (!canApproveFor(principal, request.ownerScope)) throw new ForbiddenError(`Access denied: you may not approve devices for ${request.ownerScope}`);
+    await this.policy.requireApprover(principal, request);
+    // Decided once before the transaction, where a refusal's audit entry is kept, and again inside it against what it reads.
+    const registered = await this.devices.findById(SYSTEM_ACCESS, request.deviceId);
+    await this.authorizeApproval(principal, request, registered, await this.registrations.pendingForDevice(request.deviceId, now));
 
     const apiKey = generateApiKey();
     const lastRemoval = await this.audit.lastRecorded(request.deviceId, 'device.removed');
@@ -182,11 +180,8 @@ export class RegistrationsService {
     await this.storage.transaction(async () => {
       const existing = await this.devices.findById(SYSTEM_ACCESS, request.deviceId);
       const waiting = await this.registrations.pendingForDevice(request.deviceId, now);
-      if (!existing) this.policy.requireDeviceIdClaim(principal, request, waiting);
-      if (existing && existing.publicKey !== request.publicKey) requireOwnerForKeyChange(principal, existing);
-      if (existing) {
-        // A re-key needs device:manage; the owner changes only as the policy's owner-change rules allow.
-        const plan = await this.policy.planRekey(principal, existing, request.ownerScope);
+      const plan = await this.authorizeApproval(principal, request, existing, waiting);
+      if (existing && plan) {
         revokedKeyHash = existing.apiKeyHash;
         ownerScope = plan.ownerScope;
         await this.devices.update(callerAccess(principal.scopes), existing.id, {
@@ -234,6 +229,21 @@ export class RegistrationsService {
     return { status: 'approved', device_id: request.deviceId, fingerprint: request.fingerprint };
   }
 
+  /**
+   * The policy's decisions on approving `request` given the device registered under its id (if
+   * any) and the requests waiting for that id: the device-id claim for a new id; for a registered
+   * one, the key change and the re-key plan (device:manage; the owner changes only as the
+   * owner-change rules allow).
+   */
+  private async authorizeApproval(principal: UserPrincipal, request: RegistrationRecord, existing: DeviceRecord | null, waiting: RegistrationRecord[]): Promise<RekeyPlan | null> {
+    if (!existing) {
+      await this.policy.requireDeviceIdClaim(principal, request, waiting);
+      return null;
+    }
+    await this.policy.requireKeyChange(principal, existing, request.publicKey);
+    return this.policy.planRekey(principal, existing, request.ownerScope);
+  }
+
   /** Rejects a pending request; returns false when `ref` names no request the principal may decide. */
   async rejectPending(principal: UserPrincipal, ref: string): Promise<boolean> {
     const request = await this.findPending(principal, ref);
@@ -259,19 +269,6 @@ export class RegistrationsService {
     const moved = await this.registrations.transition(request.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email });
     if (moved) await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected registration request: ${describeRequest(request)}` });
     return moved;
-  }
-}
-
-/**
- * The id is bound to the key that registered it: another key taking it over is the owner's call.
- * A caller the device is hidden from is left to the re-key rules, which refuse it as a taken id.
- */
-function requireOwnerForKeyChange(principal: UserPrincipal, device: DeviceRecord): void {
-  const grant = deviceGrant(principal, device);
-  if (grant !== null && !grantAllows(grant, 'device:own')) {
-    throw new ForbiddenError(
-      `Access denied: device ${device.id} is registered with another key (${device.fingerprint ?? 'none recorded'}); only its owner may approve a key change`,
-    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { parseShellArgs, ShellStreamArgs, TUNNEL_OPS } from '@svc/common';
+import { capabilityOf, parseShellArgs, ShellStreamArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -27,7 +27,7 @@ export class ShellService {
   /** `args` are the client stream's `svc-args`, the `/v1/shell` arguments (docs/protocol.md, "Shell"). */
   async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
     const checked = parseShellArgs(args);
-    const { device } = await this.policy.requireDevice(principal, ref, 'device:exec');
+    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('device_exec'));
     await this.audit.record(principal, 'device.shell_opened', { deviceId: device.id, details: auditDetails(checked) });
     return this.registry.require(device.id).openStream({ op: TUNNEL_OPS.shell, args: checked, requestId, actor: principal.email });
   }

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal } from '../auth/decorators';
+import { CurrentPrincipal } from '../auth/decorators';
+import { ServerAdministration } from '../authorization/operation.decorator';
 import type { Principal } from '../auth/principal';
 import { UsersService } from './users.service';
 import { ListUsersQuery } from './dto';
@@ -21,14 +22,14 @@ export class UsersController {
   }
 
   @Get('users')
-  @AdminOnly()
+  @ServerAdministration('server:manage-users')
   @ApiOkResponse({ type: [UserResult] })
   list(@Query() query: ListUsersQuery): Promise<UserResult[]> {
     return this.users.list(query.active === undefined ? undefined : query.active === 'true');
   }
 
   @Post('users/:email/approve')
-  @AdminOnly()
+  @ServerAdministration('server:manage-users')
   @HttpCode(200)
   @ApiOkResponse({ type: UserResult })
   approve(@CurrentPrincipal() principal: Principal, @Param('email') email: string): Promise<UserResult> {
@@ -36,7 +37,7 @@ export class UsersController {
   }
 
   @Post('users/:email/admin')
-  @AdminOnly()
+  @ServerAdministration('server:manage-users')
   @HttpCode(200)
   @ApiOkResponse({ type: UserResult })
   grantAdmin(@CurrentPrincipal() principal: Principal, @Param('email') email: string): Promise<UserResult> {
@@ -45,7 +46,7 @@ export class UsersController {
 
   /** Lets the next sign-in with this address bind the account to a new identity (`sub`). */
   @Post('users/:email/reset-subject')
-  @AdminOnly()
+  @ServerAdministration('server:manage-users')
   @HttpCode(200)
   @ApiOkResponse({ type: UserResult })
   resetSubject(@CurrentPrincipal() principal: Principal, @Param('email') email: string): Promise<UserResult> {

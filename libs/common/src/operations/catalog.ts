@@ -15,24 +15,26 @@ const DEVICE_LIST_EXTRA = {
 
 export const OPERATIONS = [
   // Device management
-  defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, readOnly: true, params: {} }),
-  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, readOnly: false, params: { device: str('registration request id or device id') } }),
-  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, params: { device } }),
+  defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, readOnly: true, capability: null, params: {} }),
+  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, readOnly: false, capability: 'device:own', params: { device: str('registration request id or device id') } }),
+  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, capability: 'device:own', params: { device } }),
   defineOperation({
     name: 'device_rename',
     http: route('PATCH', '/devices/{device}'),
     summary: 'Rename a device',
     batch: false,
     readOnly: false,
+    capability: 'device:manage',
     params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end') },
   }),
-  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, params: { ...BATCH_TARGET } }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET } }),
   defineOperation({
     name: 'device_audit_logs',
     http: route('POST', '/devices/audit-logs'),
     summary: 'Audit log entries of a device',
     batch: true,
     readOnly: true,
+    capability: 'device:view',
     params: {
       ...BATCH_TARGET,
       since: optStr('ISO 8601 lower bound (inclusive)'),
@@ -41,24 +43,26 @@ export const OPERATIONS = [
     },
   }),
   // Device access control
-  defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, params: { device } }),
+  defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, capability: 'device:view', params: { device } }),
   defineOperation({
     name: 'device_access_add',
     http: route('POST', '/devices/{device}/access'),
     summary: 'Share a device with a user or an organization',
     batch: false,
     readOnly: false,
+    capability: 'device:manage',
     params: { device, email_or_org_id: str('an e-mail or an organization id'), role },
   }),
-  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, readOnly: false, params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
+  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, readOnly: false, capability: 'device:manage', params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
   // File operations
-  defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, readOnly: true, params: { path: str('<device>:<path>') } }),
-  defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, readOnly: false, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
+  defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, readOnly: true, capability: 'device:read-files', params: { path: str('<device>:<path>') } }),
+  defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, readOnly: false, capability: { fromDevice: 'device:read-files', toDevice: 'device:write-files' }, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
   defineOperation({
     name: 'device_sync',
     summary: 'Synchronise a directory to or from a device',
     batch: false,
     readOnly: false,
+    capability: { fromDevice: 'device:read-files', toDevice: 'device:write-files' },
     params: {
       source: str('local path or <device>:<path>'),
       dest: str('local path or <device>:<path>'),
@@ -74,6 +78,7 @@ export const OPERATIONS = [
     summary: 'Run a command on a device',
     batch: true,
     readOnly: false,
+    capability: 'device:exec',
     params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', 30) },
   }),
   defineOperation({
@@ -81,18 +86,20 @@ export const OPERATIONS = [
     summary: 'Run a container CLI command against the device engine',
     batch: false,
     readOnly: false,
+    capability: 'device:exec',
     params: { device, args: strList('container CLI arguments'), timeout_secs: num('timeout in seconds', 60) },
   }),
   // Port forwarding
-  defineOperation({ name: 'forward_start', summary: 'Forward local ports or sockets to a device', batch: false, readOnly: false, params: { device, specs: strList('<local>:<remote> pairs') } }),
-  defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, readOnly: false, params: { session_id: str('forward session id') } }),
-  defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, readOnly: true, params: {} }),
+  defineOperation({ name: 'forward_start', summary: 'Forward local ports or sockets to a device', batch: false, readOnly: false, capability: 'device:forward', params: { device, specs: strList('<local>:<remote> pairs') } }),
+  defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, readOnly: false, capability: null, params: { session_id: str('forward session id') } }),
+  defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, readOnly: true, capability: null, params: {} }),
   // Deployment operations
   defineOperation({
     name: 'device_deploy',
     summary: 'Deploy a compose file or run spec',
     batch: false,
     readOnly: false,
+    capability: 'device:deploy',
     params: {
       device,
       file: str('path to a compose file or run-spec YAML'),
@@ -107,20 +114,22 @@ export const OPERATIONS = [
     summary: 'Remove a job from a deployment',
     batch: false,
     readOnly: false,
+    capability: 'device:deploy',
     params: { device, job_id: str('job id'), deployment_id: optStr('deployment id (active when omitted)') },
   }),
-  defineOperation({ name: 'device_deployment_list', http: route('POST', '/devices/deployments/list'), summary: 'List deployments', batch: true, readOnly: true, params: { ...BATCH_TARGET } }),
-  defineOperation({ name: 'device_deployment_new', http: route('POST', '/devices/{device}/deployments'), summary: 'Create a deployment', batch: false, readOnly: false, params: { device, active: bool('make it active', false) } }),
-  defineOperation({ name: 'device_deployment_show', http: route('GET', '/devices/{device}/deployment'), summary: 'Show a deployment', batch: false, readOnly: true, params: { device, deployment_id: optStr('deployment id (active when omitted)') } }),
-  defineOperation({ name: 'device_deployment_rm', http: route('DELETE', '/devices/{device}/deployments/{deployment_id}'), summary: 'Remove a deployment', batch: false, readOnly: false, params: { device, deployment_id: str('deployment id') } }),
-  defineOperation({ name: 'device_deployment_active', http: route('GET', '/devices/{device}/deployments/active'), summary: 'Show the active deployment id', batch: false, readOnly: true, params: { device } }),
-  defineOperation({ name: 'device_deployment_activate', http: route('POST', '/devices/{device}/deployments/{deployment_id}/activate'), summary: 'Activate a deployment', batch: false, readOnly: false, params: { device, deployment_id: str('deployment id') } }),
+  defineOperation({ name: 'device_deployment_list', http: route('POST', '/devices/deployments/list'), summary: 'List deployments', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET } }),
+  defineOperation({ name: 'device_deployment_new', http: route('POST', '/devices/{device}/deployments'), summary: 'Create a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, active: bool('make it active', false) } }),
+  defineOperation({ name: 'device_deployment_show', http: route('GET', '/devices/{device}/deployment'), summary: 'Show a deployment', batch: false, readOnly: true, capability: 'device:view', params: { device, deployment_id: optStr('deployment id (active when omitted)') } }),
+  defineOperation({ name: 'device_deployment_rm', http: route('DELETE', '/devices/{device}/deployments/{deployment_id}'), summary: 'Remove a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, deployment_id: str('deployment id') } }),
+  defineOperation({ name: 'device_deployment_active', http: route('GET', '/devices/{device}/deployments/active'), summary: 'Show the active deployment id', batch: false, readOnly: true, capability: 'device:view', params: { device } }),
+  defineOperation({ name: 'device_deployment_activate', http: route('POST', '/devices/{device}/deployments/{deployment_id}/activate'), summary: 'Activate a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, deployment_id: str('deployment id') } }),
   defineOperation({
     name: 'device_deployment_status',
     http: route('POST', '/devices/deployments/status'),
     summary: 'Status of a deployment and its jobs',
     batch: true,
     readOnly: true,
+    capability: 'device:view',
     params: { ...BATCH_TARGET, deployment_id: optStr('deployment id (active when omitted)') },
   }),
   defineOperation({
@@ -129,19 +138,20 @@ export const OPERATIONS = [
     summary: 'Clone a deployment',
     batch: false,
     readOnly: false,
+    capability: 'device:deploy',
     params: { device, deployment_id: str('source deployment id'), active: bool('make it active', false) },
   }),
   // Organization management
-  defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, readOnly: true, params: {} }),
-  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, params: { id: str('organization id'), email: str('owner e-mail') } }),
-  defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, params: { id: str('organization id') } }),
-  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, params: { id: str('current organization id'), new_id: str('new organization id') } }),
-  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List the members of an organization', batch: false, readOnly: true, params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, readOnly: false, params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
-  defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, readOnly: false, params: { org_id: str('organization id'), email: str('member e-mail') } }),
-  defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, readOnly: true, params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, readOnly: false, params: { org_id: str('organization id'), device } }),
-  defineOperation({ name: 'org_devices_remove', http: route('DELETE', '/orgs/{org_id}/devices/{device}'), summary: 'Take a device out of an organization', batch: false, readOnly: false, params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, readOnly: true, capability: null, params: {} }),
+  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, capability: 'server:create-orgs', params: { id: str('organization id'), email: str('owner e-mail') } }),
+  defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, capability: 'org:delete', params: { id: str('organization id') } }),
+  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, capability: 'org:manage', params: { id: str('current organization id'), new_id: str('new organization id') } }),
+  defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List the members of an organization', batch: false, readOnly: true, capability: 'org:view', params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, readOnly: false, capability: 'org:manage', params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
+  defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, readOnly: false, capability: 'org:manage', params: { org_id: str('organization id'), email: str('member e-mail') } }),
+  defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, readOnly: true, capability: 'org:devices', params: { org_id: str('organization id') } }),
+  defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, readOnly: false, capability: ['org:move-devices', 'device:own'], params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_devices_remove', http: route('DELETE', '/orgs/{org_id}/devices/{device}'), summary: 'Take a device out of an organization', batch: false, readOnly: false, capability: ['org:move-devices', 'device:view'], params: { org_id: str('organization id'), device } }),
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
@@ -187,3 +197,8 @@ type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: {
  */
 export type OperationInput<N extends OperationName> = ParamsInput<OperationContractOf<N>['params']>;
 export type RouteInput<N extends OperationName> = ParamsInput<OperationContractOf<N>['params'] & ExtraOf<N>>;
+
+/** The capability an operation needs, as its catalog entry says (typed: `capabilityOf('device_exec')` is `'device:exec'`). */
+export function capabilityOf<N extends OperationName>(name: N): OperationContractOf<N>['capability'] {
+  return findOperation(name)!.capability as OperationContractOf<N>['capability'];
+}

@@ -2,6 +2,8 @@
  * The operation vocabulary of the product: every tool of the specification, with its exact
  * parameters. The server's REST routes, the CLI SDK and `svc mcp` are adapters over these entries.
  */
+import type { AnyCapability, Capability } from '../roles';
+
 export type ParamType = 'string' | 'number' | 'boolean' | 'string[]';
 
 export interface ParamSpec {
@@ -31,6 +33,30 @@ export interface HttpRoute {
   extra?: Record<string, ParamSpec>;
 }
 
+/**
+ * What an operation needs, decided by the server's AccessPolicy: a capability on its `device`, on
+ * its organization (`org_id` / `id`) or on the server; one of each kind when it touches both (an
+ * organization's device moves); for a file transfer, one per direction; null when a signed-in
+ * caller is enough (the answer holds only what the caller may see, or the work is the caller's own).
+ */
+export type OperationCapability = AnyCapability | readonly AnyCapability[] | FileTransferCapability | null;
+
+/** A transfer reads from the device (`<device>:<path>` is the source) or writes to it. */
+export interface FileTransferCapability {
+  fromDevice: Capability;
+  toDevice: Capability;
+}
+
+/** Every capability an operation may need, whichever way it runs. */
+export function capabilitiesOf(op: Pick<OperationContract, 'capability'>): AnyCapability[] {
+  const needs = op.capability;
+  if (needs === null) return [];
+  if (typeof needs === 'string') return [needs];
+  if (Array.isArray(needs)) return [...needs];
+  const transfer = needs as FileTransferCapability;
+  return [transfer.fromDevice, transfer.toDevice];
+}
+
 export interface OperationContract {
   name: string;
   summary: string;
@@ -43,6 +69,7 @@ export interface OperationContract {
    */
   readOnly: boolean;
   params: Record<string, ParamSpec>;
+  capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
 }
