@@ -116,8 +116,10 @@ export class H2TunnelSession implements TunnelSession {
   private beat(beatMs: number): void {
     if (this.pingInFlight && this.framesQueued()) {
       // Last beat's ping never left: give frames queued this very turn their flush, then judge.
+      // A connection whose writes stalled for a whole beat looks the same from here; it is cut
+      // one beat before the keep-alive would have cut it.
       setImmediate(() => {
-        if (this.framesQueued()) this.finish('protocol error: the HTTP/2 session stopped (nghttp2 refused a frame, e.g. an oversized one or a malformed SETTINGS)');
+        if (this.framesQueued()) this.finish('protocol error: the HTTP/2 session stopped sending (nghttp2 refused a frame, e.g. an oversized one or a malformed SETTINGS, or the connection stalled)');
       });
       return;
     }
