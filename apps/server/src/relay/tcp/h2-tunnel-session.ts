@@ -44,7 +44,9 @@ export class H2TunnelSession implements TunnelSession {
     this.gone = new Promise((resolve) => (session.destroyed ? resolve() : session.once('close', () => resolve())));
     session.on('close', () => this.finish('connection closed'));
     session.on('goaway', (code: number) => this.finish(code === h2.NGHTTP2_NO_ERROR ? 'device sent GOAWAY' : `protocol error: device sent GOAWAY (code ${code})`));
-    // nghttp2's own findings (e.g. a PUSH_PROMISE) arrive as ERR_HTTP2_ERROR; h2-frame-guard.ts catches those Node keeps quiet about.
+    // nghttp2's own findings (e.g. a PUSH_PROMISE) arrive as ERR_HTTP2_ERROR. Others Node keeps
+    // quiet about (an oversized frame, a malformed SETTINGS): nghttp2 sends GOAWAY, stops reading
+    // and sends nothing more, so the heartbeat's ping is still queued a beat later (see beat()).
     session.on('error', (err: NodeJS.ErrnoException) => this.finish(`${err.code === 'ERR_HTTP2_ERROR' ? 'protocol error' : 'connection error'}: ${err.message}`));
     session.on('frameError', (type: number, code: number) => this.finish(`protocol error: frame of type ${type} failed (code ${code})`));
     const beatMs = heartbeatSecs * 1000;
@@ -112,6 +114,15 @@ export class H2TunnelSession implements TunnelSession {
   }
 
   private beat(beatMs: number): void {
+    if (this.pingInFlight && this.framesQueued()) {
+      // Last beat's ping never left: give frames queued this very turn their flush, then judge.
+      // A connection whose writes stalled for a whole beat looks the same from here; it is cut
+      // one beat before the keep-alive would have cut it.
+      setImmediate(() => {
+        if (this.framesQueued()) this.finish('protocol error: the HTTP/2 session stopped sending (nghttp2 refused a frame, e.g. an oversized one or a malformed SETTINGS, or the connection stalled)');
+      });
+      return;
+    }
     if (Date.now() - this.lastPongAt > TUNNEL_LIMITS.serverDeadAfterBeats * beatMs) {
       this.finish('keep-alive timeout');
       return;
@@ -126,6 +137,11 @@ export class H2TunnelSession implements TunnelSession {
     } catch {
       this.finish('connection closed');
     }
+  }
+
+  /** Frames nghttp2 holds unsent; a live session writes them out within a turn of the event loop. */
+  private framesQueued(): boolean {
+    return !this.session.destroyed && (this.session.state.outboundQueueSize ?? 0) > 0;
   }
 
   private finish(reason: string, graceMs = 0): void {
