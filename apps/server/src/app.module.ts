@@ -7,7 +7,7 @@ import { Clock, SystemClock } from './common/clock';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { StorageModule } from './storage/storage.module';
 import { AuditModule } from './audit/audit.module';
-import { AuthModule } from './auth/auth.module';
+import { AuthenticationModule } from './authentication/authentication.module';
 import { AuthorizationModule } from './authorization/authorization.module';
 import { UsersModule } from './users/users.module';
 import { DevicesModule } from './devices/devices.module';
@@ -35,7 +35,7 @@ export class AppModule {
         ...(options.schedule === false ? [] : [ScheduleModule.forRoot()]),
         StorageModule.forRoot(config.storage),
         AuditModule,
-        AuthModule,
+        AuthenticationModule,
         AuthorizationModule,
         UsersModule,
         DevicesModule,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { AuthenticationModule } from '../authentication/authentication.module';
 import { DockerService } from '../docker/docker.service';
 import { ExecStreamService } from '../exec/exec-stream.service';
 import { ForwardAuditThrottle } from '../forwarding/forward-audit.throttle';
@@ -10,7 +10,7 @@ import { ClientStreamRouter } from './client-stream.router';
 
 /** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine, exec). */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthenticationModule],
   providers: [ClientStreamGateway, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService, ExecStreamService],
   exports: [ClientStreamGateway],
 })
