@@ -1,5 +1,6 @@
 import { CLIENT_VARIABLES, VariableSpec } from '@svc/common';
-import { LOG_LEVELS, SERVER_VARIABLES } from './server-variables';
+import { LOG_LEVELS } from '../logging/log-level';
+import { SERVER_VARIABLES } from './server-variables';
 
 /**
  * docs/configuration.md is generated from the variable tables, so the documentation cannot drift

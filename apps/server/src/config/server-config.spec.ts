@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables, v } from '@svc/common';
 import { loadServerConfig, ServerConfig } from './server-config';
-import { DEFAULT_ADMIN_KEY, LOG_LEVELS, SERVER_VARIABLES } from './server-variables';
+import { LOG_LEVELS } from '../logging/log-level';
+import { DEFAULT_ADMIN_KEY, SERVER_VARIABLES } from './server-variables';
 
 type Env = Record<string, string | undefined>;
 

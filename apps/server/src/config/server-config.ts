@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables } from '@svc/common';
-import { DEFAULT_ADMIN_KEY, LogLevel, SERVER_VARIABLES } from './server-variables';
+import type { LogLevel } from '../logging/log-level';
+import { DEFAULT_ADMIN_KEY, SERVER_VARIABLES } from './server-variables';
 import { configuredServerSecret, loadOrCreateServerSecret, SERVER_SECRET_FILE_NAME } from './server-secret';
 
 export type StorageConfig =

@@ -1,7 +1,5 @@
 import { isEmail, v, VariableSpec } from '@svc/common';
-
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { LOG_LEVELS } from '../logging/log-level';
 
 export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
 
