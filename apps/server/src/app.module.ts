@@ -14,6 +14,11 @@ import { DevicesModule } from './devices/devices.module';
 import { AccessModule } from './access/access.module';
 import { OrgsModule } from './orgs/orgs.module';
 import { HealthController } from './health/health.controller';
+import { AuthConfigController } from './auth/auth-config.controller';
+import { ExecModule } from './exec/exec.module';
+import { FilesModule } from './files/files.module';
+import { GatewayModule } from './gateway/gateway.module';
+import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 
@@ -42,9 +47,13 @@ export class AppModule {
         AccessModule,
         OrgsModule,
         DeploymentsModule,
-        RelayModule.forRoot({ listen: options.relay !== false }),
+        ExecModule,
+        FilesModule,
+        GatewayModule,
+        // The tunnel's ports: device keys and their revocations, and the client-stream gateway.
+        RelayModule.forRoot({ listen: options.relay !== false }, [RegistrationsModule, GatewayModule]),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, AuthConfigController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
   }

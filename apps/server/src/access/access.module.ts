@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
 import { AccessService } from './access.service';
 import { AccessController } from './access.controller';
 
-@Module({ imports: [DevicesModule], providers: [AccessService], controllers: [AccessController], exports: [AccessService] })
+@Module({ imports: [AuditModule, AuthorizationModule, DevicesModule], providers: [AccessService], controllers: [AccessController], exports: [AccessService] })
 export class AccessModule {}

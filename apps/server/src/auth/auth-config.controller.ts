@@ -1,10 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/decorators';
+import { Public } from './decorators';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { CLI_CLIENT_ID } from '../dev-idp/provider-configuration';
-import { RelayService } from './relay.service';
-import { AuthConfigResult } from './responses';
+import { RelayService } from '../relay/relay.service';
+import { AuthConfigResult } from './auth-config.responses';
 
 /**
  * Discovery for clients and runtimes: where to sign in and where the tunnel listens, with the

@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AccessPolicy } from './access-policy.service';
 
-/** The access policy, available to every feature module (devices, access, orgs, registrations, tunnel). */
-@Global()
+/** The access policy; every feature module that decides access imports it. */
 @Module({ providers: [AccessPolicy], exports: [AccessPolicy] })
 export class AuthorizationModule {}

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
+import { TunnelStateModule } from '../relay/tunnel-state.module';
 import { DeploymentChanges } from './deployment-changes';
 import { DeploymentChannels } from './deployment-channels.service';
 import { DeploymentJobsController } from './deployment-jobs.controller';
@@ -12,7 +15,7 @@ import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
-  imports: [DevicesModule],
+  imports: [AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
   providers: [DeploymentsService, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })

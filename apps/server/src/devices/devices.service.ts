@@ -10,7 +10,7 @@ import { PendingReview, RegistrationsService } from '../registrations/registrati
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import { DevicePresence, presenceIn } from './device-presence';
-import { DeviceRevocations } from './device-revocations';
+import { DeviceRevocations } from '../registrations/device-revocations';
 import { DeviceListInput, DeviceListQuery, encodeCursor, ListCursor, parseListQuery } from './device-list-query';
 import { BatchTarget, runBatch } from './batch';
 import { AuditLogQuery, parseAuditRange } from './audit-range';

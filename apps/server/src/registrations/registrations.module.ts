@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { RevocationFeed, TunnelCredentials } from '../relay/tunnel-ports';
+import { DeviceKeyCredentials } from './device-key-credentials';
+import { DeviceRevocations } from './device-revocations';
+import { RegistrationsController } from './registrations.controller';
+import { RegistrationsService } from './registrations.service';
+
+/** Registration requests, approval and API keys; provides the tunnel's credential and revocation ports. */
+@Module({
+  imports: [AuditModule, AuthorizationModule],
+  providers: [
+    RegistrationsService,
+    DeviceRevocations,
+    { provide: RevocationFeed, useExisting: DeviceRevocations },
+    { provide: TunnelCredentials, useClass: DeviceKeyCredentials },
+  ],
+  controllers: [RegistrationsController],
+  exports: [RegistrationsService, DeviceRevocations, RevocationFeed, TunnelCredentials],
+})
+export class RegistrationsModule {}
