@@ -25,6 +25,7 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   dbPassword: 'Database',
   oauthIssuer: 'Identity provider',
   oauthAudience: 'Identity provider',
+  oauthClientId: 'Identity provider',
   devIdpPort: 'Identity provider',
   publicAddress: 'Network and TLS',
   unifiedPort: 'Network and TLS',
