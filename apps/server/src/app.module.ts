@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ConfigModule } from './config/config.module';
 import type { ServerConfig } from './config/server-config';
@@ -38,6 +39,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, options.clock ?? new SystemClock()),
         ...(options.schedule === false ? [] : [ScheduleModule.forRoot()]),
+        // In-process domain events (e.g. devices' DEVICE_REMOVED, which deployments react to).
+        EventEmitterModule.forRoot(),
         StorageModule.forRoot(config.storage),
         AuditModule,
         AuthenticationModule,

@@ -10,13 +10,14 @@ import { DeploymentReports } from './deployment-reports';
 import { DeploymentStatusService } from './deployment-status.service';
 import { DeploymentsController } from './deployments.controller';
 import { DeploymentsService } from './deployments.service';
+import { DeviceRemovalListener } from './device-removal.listener';
 import { JobLogsService } from './job-logs.service';
 import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
   imports: [AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
-  providers: [DeploymentsService, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
+  providers: [DeploymentsService, DeviceRemovalListener, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })
 export class DeploymentsModule {}
