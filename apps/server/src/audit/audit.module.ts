@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { AuditService } from './audit.service';
-import { RetentionJob } from './retention.job';
 
-@Module({ providers: [AuditService, RetentionJob], exports: [AuditService, RetentionJob] })
+@Module({ providers: [AuditService], exports: [AuditService] })
 export class AuditModule {}

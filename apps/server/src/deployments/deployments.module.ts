@@ -11,13 +11,15 @@ import { DeploymentStatusService } from './deployment-status.service';
 import { DeploymentsController } from './deployments.controller';
 import { DeploymentsService } from './deployments.service';
 import { DeviceRemovalListener } from './device-removal.listener';
+import { ReportStore } from './report-store';
+import { ReportsRepository } from './reports.repository';
 import { JobLogsService } from './job-logs.service';
 import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
   imports: [AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
-  providers: [DeploymentsService, DeviceRemovalListener, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
+  providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })
 export class DeploymentsModule {}

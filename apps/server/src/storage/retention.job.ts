@@ -1,24 +1,22 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
-import { AuditRepository } from '../storage/repositories/audit.repository';
-import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
-import { RevocationsRepository } from '../storage/repositories/revocations.repository';
+import { ALL_COLLECTIONS } from './records';
+import { CollectionDef, Storage } from './storage.port';
 
 const HOUR_MS = 60 * 60 * 1000;
 
 /**
- * Deletes audit entries, reports, registration requests and revocation records past their expiry, at start-up and
- * every hour (AUDIT_RETENTION_DAYS / REPORT_RETENTION_DAYS decide each entry's expiry when written).
+ * Deletes the records of every collection with an expiry (audit entries, reports, registration
+ * requests, revocation records) once past it, at start-up and every hour; AUDIT_RETENTION_DAYS /
+ * REPORT_RETENTION_DAYS decide each entry's expiry when written, by the feature that writes it.
  */
 @Injectable()
 export class RetentionJob implements OnApplicationBootstrap {
   private readonly logger = new Logger(RetentionJob.name);
 
   constructor(
-    private readonly audit: AuditRepository,
-    private readonly registrations: RegistrationsRepository,
-    private readonly revocations: RevocationsRepository,
+    private readonly storage: Storage,
     private readonly clock: Clock,
   ) {}
 
@@ -26,15 +24,15 @@ export class RetentionJob implements OnApplicationBootstrap {
     await this.run();
   }
 
+  /** Records deleted, by collection name (`audit`, `reports`, `registrations`, `revocations`). */
   @Interval('retention', HOUR_MS)
-  async run(): Promise<{ audit: number; reports: number; registrations: number; revocations: number }> {
+  async run(): Promise<Record<string, number>> {
     const now = this.clock.now();
-    const purged = {
-      ...(await this.audit.purgeExpired(now)),
-      registrations: await this.registrations.purgeExpired(now),
-      revocations: await this.revocations.purgeExpired(now),
-    };
-    if (purged.audit + purged.reports + purged.registrations + purged.revocations > 0) this.logger.log(`retention purge: ${JSON.stringify(purged)}`);
+    const purged: Record<string, number> = {};
+    for (const def of ALL_COLLECTIONS as readonly CollectionDef[]) {
+      if (def.expiresAt) purged[def.name] = await this.storage.collection(def).deleteMany({ [def.expiresAt]: { lte: now } });
+    }
+    if (Object.values(purged).some((count) => count > 0)) this.logger.log(`retention purge: ${JSON.stringify(purged)}`);
     return purged;
   }
 }

@@ -15,6 +15,7 @@ import { RegistrationsRepository } from './repositories/registrations.repository
 import { RevocationsRepository } from './repositories/revocations.repository';
 import { AuditRepository } from './repositories/audit.repository';
 import { DeploymentsRepository } from './repositories/deployments.repository';
+import { RetentionJob } from './retention.job';
 
 const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository, RevocationsRepository, DeploymentsRepository];
 
@@ -35,7 +36,7 @@ export class StorageModule implements OnApplicationShutdown {
         provide: Storage,
         useFactory: () => EmbeddedStorage.open(config.file, ALL_COLLECTIONS),
       };
-      return { module: StorageModule, providers: [storage, ...REPOSITORIES], exports: [Storage, ...REPOSITORIES] };
+      return { module: StorageModule, providers: [storage, RetentionJob, ...REPOSITORIES], exports: [Storage, ...REPOSITORIES] };
     }
     const storage: Provider = {
       provide: Storage,
@@ -61,7 +62,7 @@ export class StorageModule implements OnApplicationShutdown {
         }),
         MongooseModule.forFeature(mongooseModelDefinitions(ALL_COLLECTIONS)),
       ],
-      providers: [storage, ...REPOSITORIES],
+      providers: [storage, RetentionJob, ...REPOSITORIES],
       exports: [Storage, ...REPOSITORIES],
     };
   }
