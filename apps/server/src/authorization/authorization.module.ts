@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
+import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { OrgsRepository } from '../storage/repositories/orgs.repository';
+import { MembershipsRepository } from '../storage/repositories/memberships.repository';
+import { AuditRepository } from '../storage/repositories/audit.repository';
 import { AccessPolicy } from './access-policy.service';
 
 /** The access policy; every feature module that decides access imports it. */
-@Module({ providers: [AccessPolicy], exports: [AccessPolicy] })
+@Module({ providers: [AccessPolicy, DevicesRepository, OrgsRepository, MembershipsRepository, AuditRepository], exports: [AccessPolicy] })
 export class AuthorizationModule {}

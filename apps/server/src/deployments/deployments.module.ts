@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
@@ -19,7 +20,7 @@ import { ReportFreshness } from './report-freshness';
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
   imports: [AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
-  providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
+  providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })
 export class DeploymentsModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
@@ -12,7 +13,7 @@ import { TunnelPresence } from './tunnel-presence';
 /** Device lifecycle: listing, status, approval (through registrations), removal; presence from the tunnel. */
 @Module({
   imports: [AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
-  providers: [DevicesService, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
+  providers: [DevicesService, DevicesRepository, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
   controllers: [DevicesController],
   exports: [DevicesService, DevicePresence],
 })

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
+import { RevocationsRepository } from '../storage/repositories/revocations.repository';
+import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RevocationFeed, TunnelCredentials } from '../relay/tunnel-ports';
@@ -12,6 +15,9 @@ import { RegistrationsService } from './registrations.service';
   imports: [AuditModule, AuthorizationModule],
   providers: [
     RegistrationsService,
+    RegistrationsRepository,
+    RevocationsRepository,
+    DevicesRepository,
     DeviceRevocations,
     { provide: RevocationFeed, useExisting: DeviceRevocations },
     { provide: TunnelCredentials, useClass: DeviceKeyCredentials },
