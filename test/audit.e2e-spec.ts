@@ -12,9 +12,9 @@ import { expectError } from './fixtures/expect-error';
 import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
-import { RetentionJob } from '../apps/server/src/audit/retention.job';
+import { RetentionJob } from '../apps/server/src/storage/retention.job';
 import { AUDIT_ACTIONS } from '../apps/server/src/audit/audit-actions';
-import { AuditService } from '../apps/server/src/audit/audit.service';
+import { ReportStore } from '../apps/server/src/deployments/report-store';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { AUDIT, REGISTRATIONS, REPORTS } from '../apps/server/src/storage/records';
 
@@ -259,10 +259,10 @@ describe('audit logs', () => {
 
     it('purges reports older than REPORT_RETENTION_DAYS and keeps newer ones', async () => {
       expect(server.config.reportRetentionDays).toBe(3);
-      const audit = server.app.get(AuditService);
-      await audit.recordReport('ret-1', 'deployment', { run: 'old' });
+      const reports = server.app.get(ReportStore);
+      await reports.recordReport('ret-1', 'deployment', { run: 'old' });
       tick(2 * DAY_MS);
-      await audit.recordReport('ret-1', 'deployment', { run: 'new' });
+      await reports.recordReport('ret-1', 'deployment', { run: 'new' });
       tick(2 * DAY_MS);
       expect((await run()).reports).toBe(1);
       const left = await server.app.get(Storage).collection(REPORTS).find({});

@@ -7,7 +7,7 @@
  */
 import { DeploymentStatusReport } from '@svc/common';
 import { DAY_MS } from '../apps/server/src/common/clock';
-import { RetentionJob } from '../apps/server/src/audit/retention.job';
+import { RetentionJob } from '../apps/server/src/storage/retention.job';
 import { DeploymentsRepository } from '../apps/server/src/storage/repositories/deployments.repository';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { REPORTS } from '../apps/server/src/storage/records';

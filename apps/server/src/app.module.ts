@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ConfigModule } from './config/config.module';
 import type { ServerConfig } from './config/server-config';
@@ -7,13 +8,18 @@ import { Clock, SystemClock } from './common/clock';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { StorageModule } from './storage/storage.module';
 import { AuditModule } from './audit/audit.module';
-import { AuthModule } from './auth/auth.module';
+import { AuthenticationModule } from './authentication/authentication.module';
 import { AuthorizationModule } from './authorization/authorization.module';
 import { UsersModule } from './users/users.module';
 import { DevicesModule } from './devices/devices.module';
 import { AccessModule } from './access/access.module';
 import { OrgsModule } from './orgs/orgs.module';
 import { HealthController } from './health/health.controller';
+import { AuthConfigController } from './auth/auth-config.controller';
+import { ExecModule } from './exec/exec.module';
+import { FilesModule } from './files/files.module';
+import { GatewayModule } from './gateway/gateway.module';
+import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 
@@ -33,18 +39,24 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, options.clock ?? new SystemClock()),
         ...(options.schedule === false ? [] : [ScheduleModule.forRoot()]),
+        // In-process domain events (e.g. devices' DEVICE_REMOVED, which deployments react to).
+        EventEmitterModule.forRoot(),
         StorageModule.forRoot(config.storage),
         AuditModule,
-        AuthModule,
+        AuthenticationModule,
         AuthorizationModule,
         UsersModule,
         DevicesModule,
         AccessModule,
         OrgsModule,
         DeploymentsModule,
-        RelayModule.forRoot({ listen: options.relay !== false }),
+        ExecModule,
+        FilesModule,
+        GatewayModule,
+        // The tunnel's ports: device keys and their revocations, and the client-stream gateway.
+        RelayModule.forRoot({ listen: options.relay !== false }, [RegistrationsModule, GatewayModule]),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, AuthConfigController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
   }

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
       host: config.listenHost === '0.0.0.0' ? '127.0.0.1' : config.listenHost,
       issuer: config.oauth.issuer,
       audience: config.oauth.audience,
+      clientId: config.oauth.clientId,
       keysFile: config.devIdentityProvider.keysFile,
     });
     logger.warn(`development identity provider at ${idp.issuer} (staging only; sign-in needs no password)`, 'DevIdentityProvider');

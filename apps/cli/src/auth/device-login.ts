@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { OAuth2TokenRecord, UnauthenticatedError } from '@svc/common';
-import { describeOAuthError, discoverProvider, openIdClient, OAuthSettings } from './identity-provider';
+import { describeOAuthError, discoverProvider, openIdClient, OAuthSettings } from '../sdk/identity-provider';
 
 /** Scopes the CLI asks for: the user's identity and e-mail, and a refresh token. */
 export const LOGIN_SCOPES = 'openid email profile offline_access';

@@ -3,7 +3,7 @@ import { CredentialsFileError, DomainError } from '@svc/common';
 import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deviceLogin, DeviceLoginPrompt } from '../auth/device-login';
-import { resolveOAuthSettings } from '../auth/identity-provider';
+import { resolveOAuthSettings } from '../sdk/identity-provider';
 import { SvcCommand } from '../base-command';
 import { LoginFailedError } from '../exit-codes';
 import { cliConfigPath, readCliConfig } from '../config/cli-settings';

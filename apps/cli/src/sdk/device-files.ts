@@ -18,14 +18,8 @@ import {
 } from '@svc/common';
 import { deviceLost, FilesHttp, FilesHttpOptions } from './files-http';
 import { ownOutputStream, spoolToTempFile, StandardStreams, STDIO_PATH, writeToStream } from './stdio-transfer';
-import { SyncOptions, SyncReport, syncTrees } from './device-sync';
+import { SyncOptions, SyncReport, SyncScope, syncTrees } from './device-sync';
 import { reportingProgress, TransferOptions } from './progress-stream';
-
-/** Extra query of a transfer that is part of a sync: confinement to its root and its audit id. */
-export interface SyncScope {
-  within: string;
-  sync: string;
-}
 
 /**
  * device_ls, device_cp and device_sync for the CLI and `svc mcp` (docs/protocol.md, "Files").

@@ -16,8 +16,22 @@ import {
   SyncPlan,
   walkTree,
 } from '@svc/common';
-import type { DeviceFiles } from './device-files';
+import type { FilesHttp } from './files-http';
 import type { TransferOptions } from './progress-stream';
+
+
+/** Extra query of a transfer that is part of a sync: confinement to its root and its audit id. */
+export interface SyncScope {
+  within: string;
+  sync: string;
+}
+
+/** What a sync needs of DeviceFiles (which calls syncTrees; this keeps the two files out of a cycle). */
+export interface SyncTransport {
+  readonly http: FilesHttp;
+  upload(localPath: string, device: string, remotePath: string, scope?: SyncScope, transfer?: TransferOptions): Promise<void>;
+  download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }, transfer?: TransferOptions): Promise<void>;
+}
 
 export interface SyncOptions {
   /** Remove destination entries the source does not have (excluded paths are never removed). */
@@ -47,7 +61,7 @@ interface SyncSide {
  * destination is an empty one; it is created by the first copy. With `dry_run` only the plan is
  * returned.
  */
-export async function syncTrees(files: DeviceFiles, source: FileLocation, dest: FileLocation, options: SyncOptions & TransferOptions): Promise<SyncReport> {
+export async function syncTrees(files: SyncTransport, source: FileLocation, dest: FileLocation, options: SyncOptions & TransferOptions): Promise<SyncReport> {
   if (source.kind === dest.kind) throw new InvalidInputError('device_sync copies between this machine and a device: write one side as <device>:<path>');
   const exclude = options.exclude ?? [];
   compileExcludes(exclude); // refuses bad patterns before anything is listed
@@ -73,7 +87,7 @@ export async function syncTrees(files: DeviceFiles, source: FileLocation, dest: 
   return report;
 }
 
-function sideOf(files: DeviceFiles, location: FileLocation, exclude: string[], syncId: string): SyncSide {
+function sideOf(files: SyncTransport, location: FileLocation, exclude: string[], syncId: string): SyncSide {
   if (location.kind === 'local') {
     const root = location.path;
     return {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP, DeployJobsResult, DeployRequest, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
-import { UserSession } from '../auth/user-session';
+import { UserSession } from './user-session';
 import type { DeviceFiles } from './device-files';
 import { DeviceStreams, discoverDeviceStreams } from './device-streams';
 import { RestClient } from './rest-client';

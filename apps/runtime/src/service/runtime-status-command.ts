@@ -3,7 +3,7 @@ import { configDirectory, credentialsFilePath, readCredentials } from '@svc/comm
 import { EXIT_CODES, ExitCode } from '../runtime-exit';
 import type { RuntimeIo } from '../runtime-daemon';
 import { readRunningRuntime, RunningRuntime } from '../supervisor/runtime-status';
-import type { Systemd } from './service-command';
+import type { Systemd } from './systemd-unit';
 import { UNIT_NAME } from './systemd-unit';
 import { environmentOf, parseUnit } from './systemd-words';
 

@@ -9,7 +9,7 @@ import { RUN_OPTIONS } from '../runtime-command';
 import { EXIT_CODES, ExitCode } from '../runtime-exit';
 import type { RuntimeIo } from '../runtime-daemon';
 import { runtimeStatus } from './runtime-status-command';
-import { renderUnit, UNIT_NAME } from './systemd-unit';
+import { renderUnit, Systemd, UNIT_NAME } from './systemd-unit';
 
 type Env = Record<string, string | undefined>;
 
@@ -50,11 +50,6 @@ const FLAG_VARIABLES: Partial<Record<keyof RunFlags, string>> = {
   'approval-timeout': RUNTIME_VARIABLES.approvalTimeout.name,
   'log-level': RUNTIME_VARIABLES.logLevel.name,
 };
-
-export interface Systemd {
-  unitPath: string;
-  systemctl(args: string[]): { status: number | null; stdout: string; error?: string };
-}
 
 function systemd(env: Env): Systemd {
   const unitDir = env.SVC_SYSTEMD_UNIT_DIR ?? '/etc/systemd/system';

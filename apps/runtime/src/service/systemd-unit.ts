@@ -58,3 +58,9 @@ function quoteWord(value: string): string {
   if (/[\x00-\x1f\x7f]/.test(value)) throw new Error(`cannot put a control character into a systemd unit: ${JSON.stringify(value)}`);
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%')}"`;
 }
+
+/** The unit directory and systemctl, as `svc runtime enable/disable/status` use them. */
+export interface Systemd {
+  unitPath: string;
+  systemctl(args: string[]): { status: number | null; stdout: string; error?: string };
+}

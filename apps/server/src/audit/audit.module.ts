@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { AuditRepository } from '../storage/repositories/audit.repository';
 import { AuditService } from './audit.service';
-import { RetentionJob } from './retention.job';
 
-@Global()
-@Module({ providers: [AuditService, RetentionJob], exports: [AuditService, RetentionJob] })
+@Module({ providers: [AuditService, AuditRepository], exports: [AuditService] })
 export class AuditModule {}

@@ -8,8 +8,6 @@ import { actorName, Principal } from '../auth/principal';
 import type { AuditAction } from './audit-actions';
 import { requestViaMcp } from '../logging/request-context';
 
-const REPORT_TIMES_KEPT = 100_000;
-
 /** Appended to the details of every entry caused by a request from `svc mcp`. */
 export const VIA_MCP_SUFFIX = ' (via MCP)';
 
@@ -24,9 +22,6 @@ export interface AuditSubject {
 /** Writes audit entries; every mutating action and every device interaction goes through here. */
 @Injectable()
 export class AuditService {
-  /** Device id → time of its last report (bounded, least recently reporting devices forgotten first). */
-  private readonly lastReportAt = new Map<string, number>();
-
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly repository: AuditRepository,
@@ -51,41 +46,6 @@ export class AuditService {
   /** When `action` was last recorded for a device (e.g. its last removal), or null. */
   async lastRecorded(deviceId: string, action: AuditAction): Promise<Date | null> {
     return (await this.repository.latest(deviceId, action))?.timestamp ?? null;
-  }
-
-  /**
-   * Stores a runtime report; it expires after REPORT_RETENTION_DAYS. `subject` names what it is
-   * about within its kind (a deployment_status report: the deployment id), for `latestReport`.
-   */
-  async recordReport(deviceId: string, kind: string, data: Record<string, unknown>, subject?: string): Promise<void> {
-    const createdAt = this.reportTime(deviceId);
-    await this.repository.insertReport({
-      id: randomUUID(),
-      deviceId,
-      kind,
-      ...(subject === undefined ? {} : { subject }),
-      createdAt,
-      data,
-      expiresAt: new Date(createdAt.getTime() + this.config.reportRetentionDays * DAY_MS),
-    });
-  }
-
-  /**
-   * Now, or a millisecond after this device's last report when that is later: "the newest report"
-   * is the one received last, even for reports within one millisecond (or one tick of a test clock).
-   */
-  private reportTime(deviceId: string): Date {
-    const at = Math.max(this.clock.now().getTime(), (this.lastReportAt.get(deviceId) ?? 0) + 1);
-    this.lastReportAt.delete(deviceId);
-    this.lastReportAt.set(deviceId, at);
-    if (this.lastReportAt.size > REPORT_TIMES_KEPT) this.lastReportAt.delete(this.lastReportAt.keys().next().value!);
-    return new Date(at);
-  }
-
-  /** The newest report of a kind on a subject that has not expired, or null. */
-  async latestReport(deviceId: string, kind: string, subject: string): Promise<{ createdAt: Date; data: Record<string, unknown> } | null> {
-    const report = await this.repository.latestReport(deviceId, kind, subject, this.clock.now());
-    return report && { createdAt: report.createdAt, data: report.data };
   }
 
   async forDevice(deviceId: string, query: { since?: Date; until?: Date; max: number }): Promise<AuditEntry[]> {

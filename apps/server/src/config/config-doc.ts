@@ -1,5 +1,6 @@
 import { CLIENT_VARIABLES, VariableSpec } from '@svc/common';
-import { LOG_LEVELS, SERVER_VARIABLES } from './server-variables';
+import { LOG_LEVELS } from '../logging/log-level';
+import { SERVER_VARIABLES } from './server-variables';
 
 /**
  * docs/configuration.md is generated from the variable tables, so the documentation cannot drift
@@ -24,6 +25,7 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   dbPassword: 'Database',
   oauthIssuer: 'Identity provider',
   oauthAudience: 'Identity provider',
+  oauthClientId: 'Identity provider',
   devIdpPort: 'Identity provider',
   publicAddress: 'Network and TLS',
   unifiedPort: 'Network and TLS',

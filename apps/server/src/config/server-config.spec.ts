@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables, v } from '@svc/common';
 import { loadServerConfig, ServerConfig } from './server-config';
-import { DEFAULT_ADMIN_KEY, LOG_LEVELS, SERVER_VARIABLES } from './server-variables';
+import { LOG_LEVELS } from '../logging/log-level';
+import { DEFAULT_ADMIN_KEY, SERVER_VARIABLES } from './server-variables';
 
 type Env = Record<string, string | undefined>;
 
@@ -109,6 +110,7 @@ const ROWS: Row[] = [
   },
   { name: 'CERTIFICATE_PATH', read: (c) => c.tls, unset: null, good: [['/nonexistent/certs', null]], bad: [] },
   { name: 'DATA_DIR', read: (c) => c.dataDir, unset: DATA, good: [['/srv/svc', '/srv/svc'], ['state', resolve('state')]], bad: [] },
+  { name: 'OAUTH_CLIENT_ID', read: (c) => c.oauth.clientId, unset: 'svc-cli', good: [['acme-cli', 'acme-cli']], bad: ['two words', 'tab\there'] },
   { name: 'DEV_IDP_PORT', read: (c) => c.devIdentityProvider?.port, unset: 8086, good: [['9000', 9000]], bad: PORT_BAD },
   { name: 'REGISTRATION_RATE_LIMIT', read: (c) => c.registrationRateLimit, unset: 30, good: [['100000', 100000]], bad: [...INT_BAD, '100001'] },
   { name: 'MAX_PENDING_REGISTRATIONS', read: (c) => c.maxPendingPerScope, unset: 100, good: [['5', 5]], bad: INT_BAD },
@@ -214,7 +216,7 @@ describe('loadServerConfig', () => {
       expect(config).toMatchObject({
         staging: false,
         tls: { certFile: join(certs, 'cert.pem'), keyFile: join(certs, 'key.pem') },
-        oauth: { issuer: 'https://auth.example.com/', audience: 'https://api.example.com' },
+        oauth: { issuer: 'https://auth.example.com/', audience: 'https://api.example.com', clientId: 'svc-cli' },
         devIdentityProvider: null,
         storage: { kind: 'mongo', uri: 'mongodb://mongo:27017' },
       });
@@ -330,13 +332,13 @@ describe('loadServerConfig', () => {
     ])('without OAUTH_ISSUER, %j starts the development provider', (env, port) => {
       const config = load(env);
       expect(config.devIdentityProvider).toEqual({ port, keysFile: join(DATA, 'dev-idp', 'jwks.json') });
-      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}` });
+      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}`, clientId: 'svc-cli' });
     });
 
     it('with OAUTH_ISSUER, uses it and starts no provider', () => {
       const config = load({ OAUTH_ISSUER: 'https://auth.example.com/', OAUTH_AUDIENCE: 'svc-api' });
       expect(config.devIdentityProvider).toBeNull();
-      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api' });
+      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api', clientId: 'svc-cli' });
     });
 
     it('DB_URI selects MongoDB with its name and credentials', () => {

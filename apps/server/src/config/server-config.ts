@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables } from '@svc/common';
-import { DEFAULT_ADMIN_KEY, LogLevel, SERVER_VARIABLES } from './server-variables';
+import type { LogLevel } from '../logging/log-level';
+import { DEFAULT_ADMIN_KEY, SERVER_VARIABLES } from './server-variables';
 import { configuredServerSecret, loadOrCreateServerSecret, SERVER_SECRET_FILE_NAME } from './server-secret';
 
 export type StorageConfig =
@@ -12,7 +13,7 @@ export interface ServerConfig {
   staging: boolean;
   logLevel: LogLevel;
   storage: StorageConfig;
-  oauth: { issuer: string; audience: string };
+  oauth: { issuer: string; audience: string; clientId: string };
   /** Set when the server must start the development identity provider itself. */
   devIdentityProvider: { port: number; keysFile: string } | null;
   publicAddress: string;
@@ -86,7 +87,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     storage: raw.dbUri
       ? { kind: 'mongo', uri: raw.dbUri, dbName: raw.dbName!, user: raw.dbUser, password: raw.dbPassword }
       : { kind: 'embedded', file: join(dataDir, 'svc.sqlite') },
-    oauth: { issuer, audience },
+    oauth: { issuer, audience, clientId: raw.oauthClientId },
     devIdentityProvider,
     publicAddress: raw.publicAddress!,
     unifiedPort: raw.unifiedPort,

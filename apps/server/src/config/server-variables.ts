@@ -1,7 +1,8 @@
 import { isEmail, v, VariableSpec } from '@svc/common';
+import { LOG_LEVELS } from '../logging/log-level';
 
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+/** The client the development identity provider registers for the CLI. */
+export const DEFAULT_OAUTH_CLIENT_ID = 'svc-cli';
 
 export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
 
@@ -33,6 +34,13 @@ export const SERVER_VARIABLES = {
     'OAUTH_AUDIENCE',
     'Expected audience: the token\'s `aud` claim must contain it. Required when `STAGING=0`.',
     undefined,
+  ),
+  oauthClientId: v.matching(
+    'OAUTH_CLIENT_ID',
+    'The public OAuth client the CLI signs in as, advertised by `GET /auth/config`: register it at your identity provider (device-code and refresh-token grants, no secret). The development identity provider registers it itself.',
+    DEFAULT_OAUTH_CLIENT_ID,
+    /^[\x21-\x7e]{1,200}$/,
+    '1-200 printable ASCII characters, no spaces',
   ),
   publicAddress: v.host('PUBLIC_ADDRESS', 'Public host name of the server; used to check the SNI of incoming tunnel connections for device-id prefixes.', 'localhost'),
   unifiedPort: v.port('UNIFIED_PORT', 'Port for runtime connections and tunnel traffic (TCP and UDP); map it to 443.', 8084),

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DeploymentStatusReport } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
+import { ReportStore } from './report-store';
 import { Clock } from '../common/clock';
 import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
 import { Storage } from '../storage/storage.port';
@@ -27,6 +28,7 @@ export class DeploymentReports {
   constructor(
     private readonly deployments: DeploymentsRepository,
     private readonly audit: AuditService,
+    private readonly reports: ReportStore,
     private readonly storage: Storage,
     private readonly changes: DeploymentChanges,
     private readonly clock: Clock,
@@ -38,7 +40,7 @@ export class DeploymentReports {
       this.logger.debug(`dropped a report of device ${deviceId} on unknown deployment ${report.deployment_id}`);
       return false;
     }
-    await this.audit.recordReport(deviceId, DEPLOYMENT_STATUS_REPORT, report as unknown as Record<string, unknown>, report.deployment_id);
+    await this.reports.recordReport(deviceId, DEPLOYMENT_STATUS_REPORT, report as unknown as Record<string, unknown>, report.deployment_id);
     if (report.status === 'rolled_back' && report.rollback) await this.followRollback(deviceId, report.deployment_id, report.rollback);
     return true;
   }

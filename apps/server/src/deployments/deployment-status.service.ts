@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { capabilityOf, DeploymentStatus, DeploymentStatusReport, NoActiveDeploymentError, withoutLogTails } from '@svc/common';
-import { AuditService } from '../audit/audit.service';
+import { ReportStore } from './report-store';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
 import { Clock } from '../common/clock';
@@ -26,7 +26,7 @@ export class DeploymentStatusService {
   constructor(
     private readonly policy: AccessPolicy,
     private readonly deployments: DeploymentsRepository,
-    private readonly audit: AuditService,
+    private readonly reports: ReportStore,
     private readonly presence: DevicePresence,
     private readonly freshness: ReportFreshness,
     private readonly clock: Clock,
@@ -47,7 +47,7 @@ export class DeploymentStatusService {
     const record = await this.find(device.id, head, deploymentId);
     const active = record.id === head.activeDeploymentId;
     const [stored, presence] = await Promise.all([
-      this.audit.latestReport(device.id, DEPLOYMENT_STATUS_REPORT, record.id),
+      this.reports.latestReport(device.id, DEPLOYMENT_STATUS_REPORT, record.id),
       this.presence.presenceOf([device.id]).then((answer) => presenceIn(answer, device.id)),
     ]);
     const report = stored ? (stored.data as unknown as DeploymentStatusReport) : null;

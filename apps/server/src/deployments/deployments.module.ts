@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
+import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
+import { TunnelStateModule } from '../relay/tunnel-state.module';
 import { DeploymentChanges } from './deployment-changes';
 import { DeploymentChannels } from './deployment-channels.service';
 import { DeploymentJobsController } from './deployment-jobs.controller';
@@ -7,13 +11,16 @@ import { DeploymentReports } from './deployment-reports';
 import { DeploymentStatusService } from './deployment-status.service';
 import { DeploymentsController } from './deployments.controller';
 import { DeploymentsService } from './deployments.service';
+import { DeviceRemovalListener } from './device-removal.listener';
+import { ReportStore } from './report-store';
+import { ReportsRepository } from './reports.repository';
 import { JobLogsService } from './job-logs.service';
 import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
-  imports: [DevicesModule],
-  providers: [DeploymentsService, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
+  imports: [AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
+  providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })
 export class DeploymentsModule {}

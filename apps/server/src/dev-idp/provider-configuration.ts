@@ -4,13 +4,14 @@ import { errorPage, successPage, userCodeConfirmPage, userCodeInputPage } from '
 import type { SigningKeySet } from './signing-keys';
 import type { FileOidcStore } from './file-adapter';
 
-export const CLI_CLIENT_ID = 'svc-cli';
 export const CLI_SCOPES = 'openid email profile offline_access';
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const DAY = 24 * 60 * 60;
 
 export interface ProviderSettings {
   audience: string;
+  /** The public client the CLI signs in as. */
+  clientId: string;
   /** The resource indicator that stands for the API; tokens for it are JWTs with `aud = audience`. */
   resource: string;
   accessTokenTtlSeconds: number;
@@ -42,7 +43,7 @@ export function providerConfiguration(oidc: OidcProviderModule, settings: Provid
     jwks: settings.keys,
     clients: [
       {
-        client_id: CLI_CLIENT_ID,
+        client_id: settings.clientId,
         client_name: 'svc command line',
         application_type: 'native',
         token_endpoint_auth_method: 'none',

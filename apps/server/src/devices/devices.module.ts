@@ -1,16 +1,20 @@
 import { Module } from '@nestjs/common';
-import { RegistrationsService } from '../registrations/registrations.service';
-import { RegistrationsController } from '../registrations/registrations.controller';
+import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { RegistrationsModule } from '../registrations/registrations.module';
+import { TunnelStateModule } from '../relay/tunnel-state.module';
 import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
 import { DevicePresence } from './device-presence';
-import { DeviceRevocations } from './device-revocations';
-import { TunnelPresence } from '../relay/tunnel-presence';
+import { LastSeenRecorder } from './last-seen.recorder';
+import { TunnelPresence } from './tunnel-presence';
 
-/** Device lifecycle: registration requests, approval, listing, status, removal. */
+/** Device lifecycle: listing, status, approval (through registrations), removal; presence from the tunnel. */
 @Module({
-  providers: [DevicesService, RegistrationsService, DeviceRevocations, { provide: DevicePresence, useExisting: TunnelPresence }],
-  controllers: [RegistrationsController, DevicesController],
-  exports: [DevicesService, DeviceRevocations, DevicePresence],
+  imports: [AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
+  providers: [DevicesService, DevicesRepository, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
+  controllers: [DevicesController],
+  exports: [DevicesService, DevicePresence],
 })
 export class DevicesModule {}

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
-import { AuditRepository } from '../storage/repositories/audit.repository';
 import { Storage } from '../storage/storage.port';
 import type { DeviceRecord } from '../storage/records';
 import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
@@ -10,8 +9,9 @@ import { AuditService } from '../audit/audit.service';
 import { PendingReview, RegistrationsService } from '../registrations/registrations.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
+import { DEVICE_REMOVED, DeviceRemovedEvent } from './device-events';
 import { DevicePresence, presenceIn } from './device-presence';
-import { DeviceRevocations } from './device-revocations';
+import { DeviceRevocations } from '../registrations/device-revocations';
 import { DeviceListInput, DeviceListQuery, encodeCursor, ListCursor, parseListQuery } from './device-list-query';
 import { BatchTarget, runBatch } from './batch';
 import { AuditLogQuery, parseAuditRange } from './audit-range';
@@ -36,8 +36,7 @@ export class DevicesService {
     private readonly revocations: DeviceRevocations,
     private readonly audit: AuditService,
     private readonly storage: Storage,
-    private readonly deployments: DeploymentsRepository,
-    private readonly auditRecords: AuditRepository,
+    private readonly events: EventEmitter2,
   ) {}
 
   /**
@@ -199,17 +198,16 @@ export class DevicesService {
   }
 
   /**
-   * A pending request becomes rejected; an approved device is removed and its key revoked. Its
-   * deployments and reports go with it, in the same transaction: a device registered later under
-   * the same id starts without them.
+   * A pending request becomes rejected; an approved device is removed and its key revoked. What
+   * other features keep about it (deployments, reports) goes with it: they listen to DEVICE_REMOVED,
+   * published in the same transaction, so a device registered later under the same id starts without them.
    */
   async reject(principal: UserPrincipal, ref: string): Promise<{ status: 'rejected' }> {
     if (await this.registrations.rejectPending(principal, ref)) return { status: 'rejected' };
     const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('devices_reject'));
     await this.storage.transaction(async () => {
       if (!(await this.devices.delete(callerAccess(principal.scopes), device.id))) throw new DeviceNotFoundError();
-      await this.deployments.removeDevice(device.id);
-      await this.auditRecords.deleteReports(device.id);
+      await this.events.emitAsync(DEVICE_REMOVED, new DeviceRemovedEvent(device.id));
     });
     await this.audit.record(principal, 'device.removed', {
       deviceId: device.id,

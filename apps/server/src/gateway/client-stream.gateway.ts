@@ -5,6 +5,7 @@ import { TUNNEL_HTTP2 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { closeWhenIdle } from '../relay/tcp/idle-session';
 import { ClientStreamRouter } from './client-stream.router';
+import type { ClientStreamAcceptor } from '../relay/tunnel-ports';
 
 /** ALPN of client connections on UNIFIED_PORT: plain HTTP/2, so any HTTP/2 client can speak it. */
 export const CLIENT_STREAMS_ALPN = 'h2';
@@ -18,7 +19,8 @@ const MAX_SESSION_MEMORY_MB = 64;
  * slow reader stalls only its own stream, and a session buffers at most its connection window.
  */
 @Injectable()
-export class ClientStreamGateway {
+export class ClientStreamGateway implements ClientStreamAcceptor {
+  readonly alpn = CLIENT_STREAMS_ALPN;
   private readonly server: Http2Server;
   private readonly logger = new Logger('ClientStreams');
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { constants as h2, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { Injectable, Logger } from '@nestjs/common';
 import { CLIENT_KIND_HEADER, decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, TUNNEL_HEADERS, TunnelProtocolError } from '@svc/common';
-import { BearerAuthenticator } from '../auth/bearer-authenticator';
+import { BearerAuthenticator } from '../authentication/bearer-authenticator';
 import type { UserPrincipal } from '../auth/principal';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import { DockerService } from '../docker/docker.service';

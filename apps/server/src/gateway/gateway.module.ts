@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { ClientStreamAcceptor } from '../relay/tunnel-ports';
+import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { AuthenticationModule } from '../authentication/authentication.module';
 import { DockerService } from '../docker/docker.service';
 import { ExecStreamService } from '../exec/exec-stream.service';
 import { ForwardAuditThrottle } from '../forwarding/forward-audit.throttle';
@@ -10,8 +14,8 @@ import { ClientStreamRouter } from './client-stream.router';
 
 /** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine, exec). */
 @Module({
-  imports: [AuthModule],
-  providers: [ClientStreamGateway, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService, ExecStreamService],
-  exports: [ClientStreamGateway],
+  imports: [AuthenticationModule, AuditModule, AuthorizationModule, TunnelStateModule],
+  providers: [ClientStreamGateway, { provide: ClientStreamAcceptor, useExisting: ClientStreamGateway }, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService, ExecStreamService],
+  exports: [ClientStreamGateway, ClientStreamAcceptor],
 })
 export class GatewayModule {}

@@ -1,5 +1,5 @@
-import type { LogLevel } from '../config/server-variables';
-import { LOG_LEVELS } from '../config/server-variables';
+import type { LogLevel } from './log-level';
+import { LOG_LEVELS } from './log-level';
 import { JsonLogger, redactSecrets } from './json-logger';
 import { requestContext } from './request-context';
 

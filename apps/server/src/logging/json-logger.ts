@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { requestContext } from './request-context';
-import type { LogLevel } from '../config/server-variables';
+import type { LogLevel } from './log-level';
 import { prettyLine } from './pretty-line';
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 };

@@ -29,7 +29,7 @@ import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys
 import { FixedWindowRateLimiter } from './rate-limiter';
 import { RegistrationProof, registrationProofHolds } from './registration-proof';
 import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
-import { DeviceRevocations } from '../devices/device-revocations';
+import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
 
 /** One answer for every failed poll, so that a request id alone tells nothing, not even whether it exists. */

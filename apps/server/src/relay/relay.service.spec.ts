@@ -1,10 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { DeviceRevocations } from '../devices/device-revocations';
+import { DeviceRevocations } from '../registrations/device-revocations';
 import { SystemClock } from '../common/clock';
 import type { RevocationsRepository } from '../storage/repositories/revocations.repository';
 import type { ServerConfig } from '../config/server-config';
-import type { DevicesRepository } from '../storage/repositories/devices.repository';
-import { hashApiKey } from '../registrations/api-keys';
 import { RelayService } from './relay.service';
 import type { TunnelRegistry } from './tunnel-registry.service';
 import type { TunnelSession } from './tunnel-carrier';
@@ -23,10 +21,8 @@ describe('RelayService admission', () => {
     revoked = [];
     revocations = new DeviceRevocations({ insert: async () => undefined } as unknown as RevocationsRepository, new SystemClock());
     const registry = { register: (s: TunnelSession) => registered.push(s), revoke: (id: string) => revoked.push(id) } as unknown as TunnelRegistry;
-    const devices = {
-      findByApiKeyHash: async (_access: unknown, hash: string) => (hash === hashApiKey(HELLO.api_key) ? { id: 'd1' } : null),
-    } as unknown as DevicesRepository;
-    relay = new RelayService({} as ServerConfig, { listen: false }, registry, devices, revocations);
+    const credentials = { deviceIdForKey: async (apiKey: string) => (apiKey === HELLO.api_key ? 'd1' : null) };
+    relay = new RelayService({} as ServerConfig, { listen: false }, registry, credentials, revocations);
   });
 
   const session = () => {

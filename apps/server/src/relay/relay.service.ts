@@ -3,17 +3,13 @@ import type { TLSSocket } from 'node:tls';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { HelloRequest, TUNNEL_ALPN, TUNNEL_LIMITS } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
-import { DeviceRevocations } from '../devices/device-revocations';
-import { hashApiKey } from '../registrations/api-keys';
-import { CLIENT_STREAMS_ALPN, ClientStreamGateway } from '../gateway/client-stream.gateway';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
 import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier, TunnelSession } from './tunnel-carrier';
 import { loadTunnelCertificate, TunnelCertificate } from './tunnel-certificate';
 import { QuicCarrier, QuicPortInUseError } from './quic/quic.carrier';
 import { AnnouncedQuicIdentity, quicIdentity } from './quic/quic-identity';
 import { TlsTcpCarrier } from './tcp/tls-tcp.carrier';
 import { TunnelRegistry } from './tunnel-registry.service';
+import { ClientStreamAcceptor, RevocationFeed, TunnelCredentials } from './tunnel-ports';
 import { RELAY_OPTIONS, RelayOptions } from './relay.options';
 
 /** An admission older than this is refused outright: its key check may predate a revocation we no longer remember. */
@@ -33,8 +29,8 @@ export interface TunnelEndpoint {
 }
 
 /**
- * Starts the carriers on UNIFIED_PORT, authenticates runtimes' hellos (API key hash → device,
- * under SYSTEM_ACCESS), hands sessions to the registry, and closes a device's tunnel the moment
+ * Starts the carriers on UNIFIED_PORT, authenticates runtimes' hellos (API key → device, through
+ * the TunnelCredentials port), hands sessions to the registry, and closes a device's tunnel the moment
  * its key is revoked, including a revocation that lands while that device's key is being checked.
  */
 @Injectable()
@@ -51,10 +47,10 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
     private readonly registry: TunnelRegistry,
-    private readonly devices: DevicesRepository,
-    revocations: DeviceRevocations,
+    private readonly credentials: TunnelCredentials,
+    revocations: RevocationFeed,
     /** Absent in unit specs: then UNIFIED_PORT serves runtimes only. */
-    @Optional() private readonly clientStreams?: ClientStreamGateway,
+    @Optional() private readonly clientStreams?: ClientStreamAcceptor,
   ) {
     revocations.onRevoked((deviceId) => this.revoked(deviceId));
   }
@@ -63,7 +59,7 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     if (!this.options.listen) return;
     const certificate = await loadTunnelCertificate(this.config);
     const gateway = this.clientStreams;
-    const clients = gateway && { alpn: CLIENT_STREAMS_ALPN, accept: (socket: TLSSocket) => gateway.accept(socket) };
+    const clients = gateway && { alpn: gateway.alpn, accept: (socket: TLSSocket) => gateway.accept(socket) };
     const { listenHost: host, unifiedPort, quic, connections } = this.config;
     const { handshakeTimeoutMs } = connections;
     for (let attempt = 1; ; attempt++) {
@@ -110,8 +106,8 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
   async authenticate(hello: HelloRequest): Promise<TunnelAdmission | null> {
     const startedAt = performance.now();
     const revocationMark = this.revocationCount;
-    const device = await this.devices.findByApiKeyHash(SYSTEM_ACCESS, hashApiKey(hello.api_key));
-    return device ? { deviceId: device.id, startedAt, revocationMark } : null;
+    const deviceId = await this.credentials.deviceIdForKey(hello.api_key);
+    return deviceId ? { deviceId, startedAt, revocationMark } : null;
   }
 
   accepted(session: TunnelSession, admission: TunnelAdmission): void {
@@ -134,7 +130,7 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
   private logCertificate(certificate: TunnelCertificate, port: number): void {
     const origin = certificate.generated ? 'generated a self-signed (staging) certificate' : 'using certificate';
     const udp = this.endpointInfo?.transports.includes('quic') ? ` and ${port}/udp (QUIC)` : ' (no QUIC)';
-    this.logger.log(`tunnel listener on ${this.config.listenHost}:${port}/tcp${udp} (ALPN ${TUNNEL_ALPN}; clients ${CLIENT_STREAMS_ALPN}); ${origin} ${certificate.certFile}`);
+    this.logger.log(`tunnel listener on ${this.config.listenHost}:${port}/tcp${udp} (ALPN ${TUNNEL_ALPN}; clients ${this.clientStreams?.alpn ?? 'none'}); ${origin} ${certificate.certFile}`);
     this.logger.log(`tunnel certificate SHA-256 fingerprint: ${certificate.sha256} (runtimes: --pin sha256:${certificate.sha256} or --ca ${certificate.certFile})`);
   }
 }

@@ -2,9 +2,8 @@ import { Logger } from '@nestjs/common';
 import { ManualClock } from '../common/clock';
 import type { StreamRequest, TunnelSession, TunnelStream } from './tunnel-carrier';
 import { InProcessTunnelDirectory } from './tunnel-directory';
-import { TunnelPresence } from './tunnel-presence';
+import { TunnelPresence } from '../devices/tunnel-presence';
 import { TunnelRegistry } from './tunnel-registry.service';
-import type { LastSeenRecorder } from './last-seen.recorder';
 
 class FakeSession implements TunnelSession {
   readonly carrier = 'tcp' as const;
@@ -42,8 +41,8 @@ describe('TunnelRegistry', () => {
     clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
     directory = new InProcessTunnelDirectory();
     touched = [];
-    const lastSeen = { connected: (id: string) => touched.push(id), disconnected: (id: string) => touched.push(id) } as unknown as LastSeenRecorder;
-    registry = new TunnelRegistry(directory, lastSeen, clock);
+    registry = new TunnelRegistry(directory, clock);
+    registry.onPresence({ connected: (id: string) => touched.push(id), disconnected: (id: string) => touched.push(id) });
     presence = new TunnelPresence(directory, clock);
   });
 

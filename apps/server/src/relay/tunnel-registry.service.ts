@@ -4,7 +4,7 @@ import { DeviceOfflineError } from '@svc/common';
 import { Clock } from '../common/clock';
 import type { TunnelSession } from './tunnel-carrier';
 import { TunnelDirectory } from './tunnel-directory';
-import { LastSeenRecorder } from './last-seen.recorder';
+import type { TunnelPresenceListener } from './tunnel-ports';
 
 /**
  * The tunnels this process holds: device id → live session. Registering a device that already has
@@ -18,11 +18,11 @@ export class TunnelRegistry {
   readonly holder = randomUUID();
   private readonly live = new Map<string, TunnelSession>();
   private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
+  private readonly presenceListeners: TunnelPresenceListener[] = [];
   private readonly logger = new Logger('TunnelRegistry');
 
   constructor(
     private readonly directory: TunnelDirectory,
-    private readonly lastSeen: LastSeenRecorder,
     private readonly clock: Clock,
   ) {}
 
@@ -32,7 +32,7 @@ export class TunnelRegistry {
     this.live.set(deviceId, session);
     session.onClosed((reason) => this.closed(session, reason));
     this.report(this.directory.connected(deviceId, this.holder, this.clock.now()));
-    this.lastSeen.connected(deviceId);
+    for (const listener of this.presenceListeners) listener.connected(deviceId);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
     for (const listener of this.registeredListeners) {
       try {
@@ -42,6 +42,11 @@ export class TunnelRegistry {
       }
     }
     void previous?.close('replaced by a new connection');
+  }
+
+  /** Told of every device whose tunnel comes up on, or leaves, this process (devices' last-seen time). */
+  onPresence(listener: TunnelPresenceListener): void {
+    this.presenceListeners.push(listener);
   }
 
   /** Runs for every session this process registers, once it is live (the deployment channel opens then). */
@@ -66,7 +71,7 @@ export class TunnelRegistry {
     const session = this.live.get(deviceId);
     this.live.delete(deviceId);
     this.report(this.directory.forget(deviceId));
-    if (session) this.lastSeen.disconnected(deviceId);
+    if (session) for (const listener of this.presenceListeners) listener.disconnected(deviceId);
     void session?.close('device revoked');
   }
 
@@ -83,7 +88,7 @@ export class TunnelRegistry {
     if (this.live.get(session.deviceId) !== session) return;
     this.live.delete(session.deviceId);
     this.report(this.directory.lost(session.deviceId, this.holder, this.clock.now()));
-    this.lastSeen.disconnected(session.deviceId);
+    for (const listener of this.presenceListeners) listener.disconnected(session.deviceId);
     this.logger.log(`tunnel down: device ${session.deviceId} (${reason})`);
   }
 

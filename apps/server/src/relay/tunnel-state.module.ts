@@ -1,16 +1,13 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { InProcessTunnelDirectory, TunnelDirectory } from './tunnel-directory';
 import { TunnelRegistry } from './tunnel-registry.service';
-import { TunnelPresence } from './tunnel-presence';
-import { LastSeenRecorder } from './last-seen.recorder';
 
 /**
- * Who is connected: global and free of feature imports, so that DevicesModule can answer presence
- * from it while RelayModule (which needs DevicesModule) does the connecting.
+ * Who is connected: the tunnels this process holds and the directory of every device's tunnel.
+ * Free of feature imports; the operations that open streams (and devices' presence) import it.
  */
-@Global()
 @Module({
-  providers: [TunnelRegistry, LastSeenRecorder, TunnelPresence, { provide: TunnelDirectory, useClass: InProcessTunnelDirectory }],
-  exports: [TunnelRegistry, TunnelPresence, TunnelDirectory],
+  providers: [TunnelRegistry, { provide: TunnelDirectory, useClass: InProcessTunnelDirectory }],
+  exports: [TunnelRegistry, TunnelDirectory],
 })
 export class TunnelStateModule {}

@@ -7,18 +7,12 @@ import { ALL_COLLECTIONS } from './records';
 import { EmbeddedStorage } from './embedded/embedded-storage';
 import { MongoStorage } from './mongo/mongo-storage';
 import { mongooseModelDefinitions } from './mongo/schema-from-def';
-import { UsersRepository } from './repositories/users.repository';
-import { MembershipsRepository } from './repositories/memberships.repository';
-import { OrgsRepository } from './repositories/orgs.repository';
-import { DevicesRepository } from './repositories/devices.repository';
-import { RegistrationsRepository } from './repositories/registrations.repository';
-import { RevocationsRepository } from './repositories/revocations.repository';
-import { AuditRepository } from './repositories/audit.repository';
-import { DeploymentsRepository } from './repositories/deployments.repository';
+import { RetentionJob } from './retention.job';
 
-const REPOSITORIES = [UsersRepository, MembershipsRepository, OrgsRepository, DevicesRepository, RegistrationsRepository, AuditRepository, RevocationsRepository, DeploymentsRepository];
-
-/** Picks the adapter from the configuration: MongoDB when DB_URI is set, else embedded SQLite. */
+/**
+ * Picks the adapter from the configuration: MongoDB when DB_URI is set, else embedded SQLite.
+ * Exports only the storage port; each feature module provides its own repositories over it.
+ */
 @Global()
 @Module({})
 export class StorageModule implements OnApplicationShutdown {
@@ -35,7 +29,7 @@ export class StorageModule implements OnApplicationShutdown {
         provide: Storage,
         useFactory: () => EmbeddedStorage.open(config.file, ALL_COLLECTIONS),
       };
-      return { module: StorageModule, providers: [storage, ...REPOSITORIES], exports: [Storage, ...REPOSITORIES] };
+      return { module: StorageModule, providers: [storage, RetentionJob], exports: [Storage] };
     }
     const storage: Provider = {
       provide: Storage,
@@ -61,8 +55,8 @@ export class StorageModule implements OnApplicationShutdown {
         }),
         MongooseModule.forFeature(mongooseModelDefinitions(ALL_COLLECTIONS)),
       ],
-      providers: [storage, ...REPOSITORIES],
-      exports: [Storage, ...REPOSITORIES],
+      providers: [storage, RetentionJob],
+      exports: [Storage],
     };
   }
 }

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { UsersRepository } from '../storage/repositories/users.repository';
+import { MembershipsRepository } from '../storage/repositories/memberships.repository';
+import { AuditModule } from '../audit/audit.module';
 import { UsersService } from './users.service';
 import { UsersController } from './users.controller';
 
-@Module({ providers: [UsersService], controllers: [UsersController], exports: [UsersService] })
+@Module({ imports: [AuditModule], providers: [UsersService, UsersRepository, MembershipsRepository], controllers: [UsersController], exports: [UsersService] })
 export class UsersModule {}

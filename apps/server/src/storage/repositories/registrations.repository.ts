@@ -54,8 +54,4 @@ export class RegistrationsRepository {
   rejectPendingForOwnerScope(ownerScope: string, decidedBy: string): Promise<number> {
     return this.registrations.updateMany({ ownerScope, status: 'pending' }, { status: 'rejected', decidedBy });
   }
-
-  purgeExpired(now: Date): Promise<number> {
-    return this.registrations.deleteMany({ expiresAt: { lte: now } });
-  }
 }

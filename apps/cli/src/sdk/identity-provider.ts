@@ -1,6 +1,6 @@
 import { InvalidInputError } from '@svc/common';
 import { CliSettings, isLoopback } from '../config/cli-settings';
-import { RestClient } from '../sdk/rest-client';
+import { RestClient } from './rest-client';
 
 /** What the CLI signs in with: the issuer, the public client id, and the API audience. */
 export interface OAuthSettings {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { DevicePresence, PresenceInfo } from '../devices/device-presence';
-import { TunnelDirectory } from './tunnel-directory';
+import { DevicePresence, PresenceInfo } from './device-presence';
+import { TunnelDirectory } from '../relay/tunnel-directory';
 
 /**
  * device_status / devices_list presence from the tunnel directory, so it holds across replicas:

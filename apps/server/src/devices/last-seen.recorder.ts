@@ -1,5 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import type { TunnelPresenceListener } from '../relay/tunnel-ports';
+import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 
 /** At most one `lastSeen` write per device in this interval, however often it reconnects. */
@@ -17,7 +19,7 @@ const SWEEP_CHUNK = 500;
  * devices in a few batched calls, not one per device.
  */
 @Injectable()
-export class LastSeenRecorder implements OnApplicationShutdown {
+export class LastSeenRecorder implements TunnelPresenceListener, OnApplicationShutdown {
   private readonly lastWrite = new Map<string, number>();
   private readonly trailing = new Map<string, NodeJS.Timeout>();
   private readonly connectedIds = new Set<string>();
@@ -27,7 +29,10 @@ export class LastSeenRecorder implements OnApplicationShutdown {
   constructor(
     private readonly devices: DevicesRepository,
     private readonly clock: Clock,
-  ) {}
+    registry: TunnelRegistry,
+  ) {
+    registry.onPresence(this);
+  }
 
   /** The device's tunnel is up: seen now, and at every sweep until `disconnected`. */
   connected(deviceId: string): void {

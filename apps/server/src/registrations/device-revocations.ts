@@ -4,6 +4,7 @@ import { Interval } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
 import { RevocationsRepository } from '../storage/repositories/revocations.repository';
 import type { RevocationRecord } from '../storage/records';
+import type { RevocationFeed } from '../relay/tunnel-ports';
 
 type RevocationListener = (deviceId: string) => void | Promise<void>;
 
@@ -25,7 +26,7 @@ const REVOCATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * once (the relay closes the device's live tunnel). Other replicas pick it up in `sweep`.
  */
 @Injectable()
-export class DeviceRevocations {
+export class DeviceRevocations implements RevocationFeed {
   private readonly logger = new Logger(DeviceRevocations.name);
   private readonly listeners: RevocationListener[] = [];
   /** Identifies this process in the records it writes. */

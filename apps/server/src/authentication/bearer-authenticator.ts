@@ -3,9 +3,9 @@ import passport from 'passport';
 import { UnauthenticatedError } from '@svc/common';
 import { UsersService } from '../users/users.service';
 import { tokenOutcome } from './authentication.guard';
-import { JWT_STRATEGY, JwtStrategy } from './jwt.strategy';
-import type { UserPrincipal } from './principal';
-import type { TokenIdentity } from './token-identity';
+import { JWT_STRATEGY, JwtStrategy } from '../auth/jwt.strategy';
+import type { UserPrincipal } from '../auth/principal';
+import type { TokenIdentity } from '../auth/token-identity';
 
 /**
  * The REST guard's user path for callers outside Express (the client streams on UNIFIED_PORT):

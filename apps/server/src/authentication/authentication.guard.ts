@@ -5,10 +5,10 @@ import type { Request } from 'express';
 import { DomainError, ForbiddenError, UnauthenticatedError } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { UsersService } from '../users/users.service';
-import { ACCESS_LEVEL, AccessLevel, IS_PUBLIC } from './decorators';
-import { ADMIN_KEY_HEADER, adminKeyMatches } from './admin-key';
-import type { Principal } from './principal';
-import type { TokenIdentity } from './token-identity';
+import { ACCESS_LEVEL, AccessLevel, IS_PUBLIC } from '../auth/decorators';
+import { ADMIN_KEY_HEADER, adminKeyMatches } from '../auth/admin-key';
+import type { Principal } from '../auth/principal';
+import type { TokenIdentity } from '../auth/token-identity';
 
 type AuthedRequest = Request & { principal?: Principal; user?: TokenIdentity };
 

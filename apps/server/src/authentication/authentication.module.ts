@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { UsersModule } from '../users/users.module';
-import { JwtStrategy } from './jwt.strategy';
+import { JwtStrategy } from '../auth/jwt.strategy';
 import { AuthenticationGuard } from './authentication.guard';
 import { BearerAuthenticator } from './bearer-authenticator';
 
@@ -12,4 +12,4 @@ import { BearerAuthenticator } from './bearer-authenticator';
   providers: [JwtStrategy, BearerAuthenticator, { provide: APP_GUARD, useClass: AuthenticationGuard }],
   exports: [BearerAuthenticator],
 })
-export class AuthModule {}
+export class AuthenticationModule {}

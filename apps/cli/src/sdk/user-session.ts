@@ -1,6 +1,6 @@
 import { OAuth2TokenRecord, readCredentials, UnauthenticatedError, updateCredentials } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
-import { RestClient } from '../sdk/rest-client';
+import { RestClient } from './rest-client';
 import { describeOAuthError, discoverProvider, openIdClient, resolveOAuthSettings } from './identity-provider';
 
 /** A token this close to `expires_at` is refreshed before use, so it cannot expire in flight. */

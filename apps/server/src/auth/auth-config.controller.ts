@@ -1,10 +1,9 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/decorators';
+import { Public } from './decorators';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
-import { CLI_CLIENT_ID } from '../dev-idp/provider-configuration';
-import { RelayService } from './relay.service';
-import { AuthConfigResult } from './responses';
+import { RelayService } from '../relay/relay.service';
+import { AuthConfigResult } from './auth-config.responses';
 
 /**
  * Discovery for clients and runtimes: where to sign in and where the tunnel listens, with the
@@ -24,7 +23,7 @@ export class AuthConfigController {
   authConfig(): AuthConfigResult {
     const tunnel = this.relay.endpoint();
     return {
-      oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: CLI_CLIENT_ID },
+      oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: this.config.oauth.clientId },
       tunnel: tunnel ? { port: tunnel.port, transports: tunnel.transports, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256, quic: tunnel.quic } : null,
     };
   }

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AuthorizationModule } from '../authorization/authorization.module';
+import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { ExecController } from './exec.controller';
+import { ExecService } from './exec.service';
+
+/** device_exec over REST (the streaming variant rides the client-stream gateway). */
+@Module({
+  imports: [AuditModule, AuthorizationModule, TunnelStateModule],
+  providers: [ExecService],
+  controllers: [ExecController],
+})
+export class ExecModule {}

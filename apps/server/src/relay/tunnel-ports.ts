@@ -1,0 +1,29 @@
+import type { TLSSocket } from 'node:tls';
+
+/**
+ * What the tunnel needs from the rest of the server, as ports: the tunnel folder imports no
+ * feature, and the composition root (app.module) plugs in the modules that provide these. A
+ * replica's peer session plugs in the same way.
+ */
+
+/** Which device a runtime's API key belongs to (null: no device has it). */
+export abstract class TunnelCredentials {
+  abstract deviceIdForKey(apiKey: string): Promise<string | null>;
+}
+
+/** Announces devices whose key stopped being valid, so their live tunnel is closed at once. */
+export abstract class RevocationFeed {
+  abstract onRevoked(listener: (deviceId: string) => void | Promise<void>): void;
+}
+
+/** Takes the client connections that arrive on the tunnel port with `alpn` (not runtimes). */
+export abstract class ClientStreamAcceptor {
+  abstract readonly alpn: string;
+  abstract accept(socket: TLSSocket): void;
+}
+
+/** Told when a device's tunnel comes up on this process and when it goes away. */
+export interface TunnelPresenceListener {
+  connected(deviceId: string): void;
+  disconnected(deviceId: string): void;
+}
