@@ -10,11 +10,13 @@ import {
   TUNNEL_LIMITS,
   TUNNEL_OPS,
   TUNNEL_PROTOCOL_VERSION,
+  TUNNEL_QUIC_STREAMS,
   tunnelPath,
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
-import { dialQuic } from './quic-connect';
+import { dialQuic, QuicTunnelSocket } from './quic-connect';
+import { serveOperationStreams } from './quic-operation-tunnel';
 import type { AnnouncedQuicIdentity } from './quic-trust';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
@@ -78,21 +80,23 @@ export interface OpenTunnel {
 /**
  * One tunnel: TLS or a QUIC stream (trust checked before any byte is sent), the hello, then this
  * runtime becomes the HTTP/2 server on the same byte stream and the server opens a stream per
- * operation; both carriers run exactly this protocol. A tunnel that
+ * operation. On QUIC the hello asks for one QUIC stream per operation instead
+ * (quic-operation-tunnel.ts); a server that does not echo it gets reverse HTTP/2. A tunnel that
  * hears no PING for 3 heartbeats is declared dead, so a silently broken path is noticed in 30 s.
  */
 export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTunnel> {
   const { target, trust, log } = options;
   const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  const socket: Duplex =
-    options.carrier === 'quic'
+  const quic = options.carrier === 'quic';
+  const socket: Duplex | QuicTunnelSocket =
+    quic
       ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, identity: target.quic, announcedSha256: target.certificateSha256 })
       : await connectTls(target, trust, timeoutMs);
   let answer;
   try {
     const answered = readHello(socket);
     // HTTP/2 takes over the socket's native handle next; no write may still be in flight then.
-    await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime }), resolve));
+    await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime, ...(quic && { streams: TUNNEL_QUIC_STREAMS }) }), resolve));
     answer = parseHelloResponse(await answered);
   } catch (error) {
     socket.destroy();
@@ -102,6 +106,10 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     socket.destroy();
     if (answer.error === HELLO_UNAUTHORIZED) throw new TunnelRefusedError();
     throw new Error(`server refused the tunnel: ${answer.error}`);
+  }
+  if (answer.streams === TUNNEL_QUIC_STREAMS && 'connection' in socket) {
+    const { router, operations } = options;
+    return serveOperationStreams(socket, { deviceId: answer.device_id, heartbeatSecs: answer.heartbeat_secs, router, operations, log });
   }
 
   const server = http2.createServer({
