@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http2';
-import { encodeFieldBlock, FieldBlockReader, TUNNEL_OPS, tunnelPath } from '@svc/common';
+import { encodeFieldBlock, FieldBlockReader, TUNNEL_HEADERS, TUNNEL_OPS, tunnelPath } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
 import { QuicOperationStream } from './operation-stream';
@@ -32,6 +32,8 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
   const { connection } = socket;
   const { log } = options;
   let openStreams = 0;
+  /** Live operation streams by the number the server gave them (`svc-stream`), for its `cancel` messages. */
+  const live = new Map<string, QuicOperationStream>();
   let settle!: (reason: string) => void;
   const closed = new Promise<string>((resolve) => (settle = resolve));
   let shuttingDown = false;
@@ -55,6 +57,7 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
           // The server cuts the connection shortly; hanging up now lets the loop reconnect at once.
           setImmediate(() => end('tunnel session closed'));
         }
+        if (block?.fields.type === 'cancel') live.get(String(block.fields.stream))?.cancelledByPeer();
         rest = block?.rest;
       }
     } catch (error) {
@@ -73,6 +76,11 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
     } catch {
       stream.reset();
       return;
+    }
+    const number = head[TUNNEL_HEADERS.stream];
+    if (typeof number === 'string') {
+      live.set(number, stream);
+      stream.once('close', () => live.delete(number));
     }
     // The deployment channel lives as long as the session: it never keeps the tunnel from moving to QUIC.
     if (head[':path'] !== DEPLOYMENT_CHANNEL_PATH) {

@@ -84,6 +84,21 @@ export class QuinnOperationStream extends QuinnDuplex {
     if (!this.writableEnded) this.end();
   }
 
+  /**
+   * The peer said (on the control stream) that it cancelled this operation: a reset is only seen
+   * by a read or write in progress, and an operation that waits on neither must stop too.
+   */
+  cancelledByPeer(): void {
+    if (this.destroyed) return;
+    this.emit('aborted');
+    this.destroy();
+  }
+
+  /** Whether both directions completed (FIN read to its end, and sent): else it was cut short. */
+  get completed(): boolean {
+    return this.readableEnded && this.writableFinished;
+  }
+
   /** Cancels the operation both ways: the peer's reads and writes fail. */
   reset(): void {
     if (this.destroyed) return;

@@ -35,6 +35,7 @@ export class QuicTunnelSession implements TunnelSession {
   private readonly streams = new Set<QuinnOperationStream>();
   private readonly logger = new Logger('QuicTunnelSession');
   private readonly gone: Promise<void>;
+  private streamNumber = 0;
 
   constructor(
     readonly deviceId: string,
@@ -75,8 +76,13 @@ export class QuicTunnelSession implements TunnelSession {
     }
     // Whoever holds the body listens for its errors; none may reach the process unheard.
     stream.on('error', () => undefined);
+    const number = ++this.streamNumber;
     this.streams.add(stream);
-    stream.once('close', () => this.streams.delete(stream));
+    stream.once('close', () => {
+      this.streams.delete(stream);
+      // Cut short (reset by either side): tell the runtime, which may be waiting on neither direction.
+      if (!stream.completed && this.closedReason === null && !this.control.destroyed) this.control.write(encodeFieldBlock({ type: 'cancel', stream: String(number) }));
+    });
     const trailers = new Promise<StreamFields>((resolve) => {
       stream.once('trailers', (fields: StreamFields) => resolve(fields));
       stream.once('close', () => resolve({}));
@@ -88,6 +94,7 @@ export class QuicTunnelSession implements TunnelSession {
         [TUNNEL_HEADERS.args]: encodeStreamArgs(request.args),
         [TUNNEL_HEADERS.requestId]: request.requestId,
         [TUNNEL_HEADERS.actor]: request.actor,
+        [TUNNEL_HEADERS.stream]: String(number),
       },
       request.trailers === true,
     );
