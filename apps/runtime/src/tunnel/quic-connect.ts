@@ -32,9 +32,9 @@ export interface QuicTunnelSocket extends Duplex {
 }
 
 /**
- * Dials the QUIC carrier (quinn, libp2p-tls) and opens the one bidirectional stream a v1 tunnel
- * runs on; returns it as a Duplex, on which the hello and the reverse HTTP/2 session follow
- * exactly as on a TLS socket. The server's key is checked before any byte is sent: it must be the
+ * Dials the QUIC carrier (quinn, libp2p-tls) and opens the tunnel's first bidirectional stream;
+ * returns it as a Duplex for the hello (then the control stream, or reverse HTTP/2 with an older
+ * server), with the connection the server's operation streams arrive on. The server's key is checked before any byte is sent: it must be the
  * peer id its tunnel certificate vouches for (quic-trust.ts). Destroying the Duplex closes the
  * connection; a lost connection destroys the Duplex.
  */
