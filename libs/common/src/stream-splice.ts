@@ -1,4 +1,3 @@
-import type { Http2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { Duplex, finished, Readable, Writable } from 'node:stream';
 
@@ -14,8 +13,8 @@ export interface SpliceOutcome {
   error?: Error;
 }
 
-/** An HTTP/2 stream: aborting sends RST_STREAM CANCEL. */
-export function http2End(stream: Http2Stream): SpliceEnd {
+/** An HTTP/2 stream (or a QUIC operation stream): aborting sends RST_STREAM (RESET_STREAM + STOP_SENDING). */
+export function http2End(stream: Duplex): SpliceEnd {
   return {
     stream,
     abort: () => resetStream(stream),
@@ -28,7 +27,7 @@ export function http2End(stream: Http2Stream): SpliceEnd {
  * — a forward would pass it on as a FIN, an upload would look complete. `destroy(error)` resets
  * at once (code INTERNAL_ERROR); peers treat any reset code other than NO_ERROR as an abort.
  */
-export function resetStream(stream: Http2Stream): void {
+export function resetStream(stream: Duplex): void {
   if (stream.destroyed) return;
   stream.on('error', () => undefined);
   try {

@@ -1,9 +1,9 @@
-import type { ServerHttp2Stream } from 'node:http2';
 import { DEPLOYMENT_CHANNEL_LIMITS, DEPLOYMENT_REPORT_INTERVAL_MS, DeploymentStatusReport, DesiredState, encodeChannelLine, LineSplitter } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { RunningOperation } from '../supervisor/operation-registry';
 import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
 import type { DeploymentEngine } from './deployment-engine';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 export interface ChannelTiming {
   /** Reports on job changes are at least this far apart. */
@@ -21,7 +21,7 @@ export const DEFAULT_CHANNEL_TIMING: ChannelTiming = { coalesceMs: 500, heartbea
  */
 export function deploymentChannelHandler(engine: DeploymentEngine, timing: ChannelTiming = DEFAULT_CHANNEL_TIMING): StreamHandler {
   let current: ChannelSession | undefined;
-  return async (stream: ServerHttp2Stream, _args: Record<string, unknown>, context: StreamContext) => {
+  return async (stream: OperationStream, _args: Record<string, unknown>, context: StreamContext) => {
     current?.abort('replaced by a newer channel');
     stream.respond({ ':status': 200, 'content-type': 'application/x-ndjson' });
     const session = new ChannelSession(stream, engine, context.log, timing);
@@ -42,7 +42,7 @@ class ChannelSession implements RunningOperation {
   private applying: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: OperationStream,
     private readonly engine: DeploymentEngine,
     private readonly log: RuntimeLogger,
     private readonly timing: ChannelTiming,

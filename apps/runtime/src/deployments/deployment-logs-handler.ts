@@ -1,10 +1,10 @@
-import type { ServerHttp2Stream } from 'node:http2';
 import { InvalidInputError, NotFoundError } from '@svc/common';
 import type { RunningOperation } from '../supervisor/operation-registry';
 import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
 import { writeAnswer, writeWithFlowControl } from '../handlers/answer-writer';
 import type { DeploymentEngine } from './deployment-engine';
 import type { JobLog } from './job-log';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /** The server's default and its largest `tail`. */
 export const LOGS_DEFAULT_TAIL = 100;
@@ -33,7 +33,7 @@ export function parseDeploymentLogsArgs(raw: Record<string, unknown>): Deploymen
  * new line until the stream is cancelled. An unknown job is refused (404) before answering.
  */
 export function deploymentLogsHandler(engine: DeploymentEngine): StreamHandler {
-  return async (stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext) => {
+  return async (stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext) => {
     const args = parseDeploymentLogsArgs(rawArgs);
     const log = engine.log(args.job);
     if (!log) throw new NotFoundError(`No job ${args.job} in the deployment running on this device`);
@@ -56,7 +56,7 @@ class LogFollower implements RunningOperation {
   private dropped = 0;
 
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: OperationStream,
     log: JobLog,
   ) {
     const unfollow = log.follow((line) => this.send(line));

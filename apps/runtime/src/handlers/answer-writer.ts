@@ -1,4 +1,4 @@
-import type { Http2Stream } from 'node:http2';
+import type { Duplex } from 'node:stream';
 
 /** Answers are handed to HTTP/2 this much at a time, each after the stream took the one before. */
 const CHUNK_BYTES = 64 * 1024;
@@ -9,7 +9,7 @@ const CHUNK_BYTES = 64 * 1024;
  * never sits in one buffer in front of a slow carrier. Resolves once the stream finished, or is
  * gone (the peer left: nobody is left to answer).
  */
-export async function writeAnswer(stream: Http2Stream, answer: string | Buffer): Promise<void> {
+export async function writeAnswer(stream: Duplex, answer: string | Buffer): Promise<void> {
   await writeWithFlowControl(stream, answer);
   if (stream.destroyed || stream.writableEnded) return;
   stream.end();
@@ -17,7 +17,7 @@ export async function writeAnswer(stream: Http2Stream, answer: string | Buffer):
 }
 
 /** The chunked, flow-controlled write of writeAnswer, leaving the stream open (more follows). */
-export async function writeWithFlowControl(stream: Http2Stream, data: string | Buffer): Promise<void> {
+export async function writeWithFlowControl(stream: Duplex, data: string | Buffer): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
     if (stream.destroyed || stream.writableEnded) return;
@@ -25,7 +25,7 @@ export async function writeWithFlowControl(stream: Http2Stream, data: string | B
   }
 }
 
-function settled(stream: Http2Stream, event: 'drain' | 'finish'): Promise<void> {
+function settled(stream: Duplex, event: 'drain' | 'finish'): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       stream.off(event, done).off('close', done);

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
-import type { ServerHttp2Stream } from 'node:http2';
 import { InvalidInputError, NotFoundError } from '@svc/common';
 import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
 import { forwardTo } from './forward-handler';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /**
  * `/v1/docker` `{}`: a byte stream to the device's container engine socket, so that a `docker`
@@ -11,7 +11,7 @@ import { forwardTo } from './forward-handler';
  * reported. `sockets` is the configured path alone, or the usual places in order.
  */
 export function dockerHandler(sockets: readonly string[]): StreamHandler {
-  return (stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext) => {
+  return (stream: OperationStream, args: Record<string, unknown>, context: StreamContext) => {
     const unknown = Object.keys(args);
     if (unknown.length > 0) throw new InvalidInputError(`docker: unknown field ${unknown[0]}`);
     const path = findEngineSocket(sockets);

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { constants as http2Constants, ServerHttp2Stream } from 'node:http2';
+import { constants as http2Constants } from 'node:http2';
 import {
   encodeDataFrames,
   ExecStreamArgs,
@@ -20,6 +20,7 @@ import {
 } from '@svc/common';
 import { GroupTerminator, groupAlive } from '../supervisor/process-group';
 import type { StreamContext } from '../tunnel/stream-router';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /** Output still held open by a process that left the group is cut this long after the exit. */
 const LINGER_AFTER_EXIT_MS = 5000;
@@ -34,7 +35,7 @@ const PRIVATE_VARIABLES = ['SVC_API_KEY'];
  * one EXIT frame. Timeout, stream abort and shutdown kill the whole group (SIGTERM, then SIGKILL
  * after 2 s); when the command exits, whatever it left running in its group is stopped the same way.
  */
-export async function handleExec(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+export async function handleExec(stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseExecArgs(rawArgs);
   if (args.cwd !== undefined && !isDirectory(args.cwd)) throw new InvalidInputError(`cwd ${args.cwd} is not a directory`);
   const child = spawn(args.command[0], args.command.slice(1), {
@@ -62,7 +63,7 @@ class ExecRun {
 
   constructor(
     private readonly child: ChildProcess,
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: OperationStream,
     args: ExecStreamArgs,
     private readonly context: StreamContext,
   ) {

@@ -1,4 +1,3 @@
-import type { ServerHttp2Stream } from 'node:http2';
 import { connect, Socket } from 'node:net';
 import {
   ConnectionRefusedError,
@@ -15,17 +14,18 @@ import {
   TimeoutError,
 } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /** A target that neither accepts nor refuses within this time is reported as a timeout. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** `/v1/forward/tcp` `{host?, port}`: a TCP connection from the device (host defaults to itself). */
-export function handleForwardTcp(stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext): Promise<void> {
+export function handleForwardTcp(stream: OperationStream, args: Record<string, unknown>, context: StreamContext): Promise<void> {
   return forwardTo(stream, parseTcpForwardArgs(args), context);
 }
 
 /** `/v1/forward/unix` `{path}`: a connection to a unix socket on the device. */
-export function handleForwardUnix(stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext): Promise<void> {
+export function handleForwardUnix(stream: OperationStream, args: Record<string, unknown>, context: StreamContext): Promise<void> {
   return forwardTo(stream, parseUnixForwardArgs(args), context);
 }
 
@@ -35,7 +35,7 @@ export function handleForwardUnix(stream: ServerHttp2Stream, args: Record<string
  * both ways under HTTP/2 flow control, END_STREAM ↔ FIN, RST_STREAM ↔ reset. The docker
  * operation is this too, to the engine's socket.
  */
-export async function forwardTo(stream: ServerHttp2Stream, target: ForwardTarget, context: StreamContext): Promise<void> {
+export async function forwardTo(stream: OperationStream, target: ForwardTarget, context: StreamContext): Promise<void> {
   const socket = await connectTarget(target);
   if (stream.destroyed) {
     socket.destroy();

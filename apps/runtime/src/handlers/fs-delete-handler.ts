@@ -1,9 +1,9 @@
 import { rm, stat } from 'node:fs/promises';
-import type { ServerHttp2Stream } from 'node:http2';
 import { fileSystemError, FsDeleteResult, joinRelative, requireInside } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseDeleteArgs } from './fs-args';
 import { respondJson } from './fs-stream';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /**
  * `/v1/fs/delete {root, paths}` (sync's `delete`): removes each path, relative to `root`, with
@@ -11,7 +11,7 @@ import { respondJson } from './fs-stream';
  * and nothing reached through a symbolic link that leads out of the root (a link itself is
  * removed, never followed). Paths already gone are skipped; the answer is `{deleted}`.
  */
-export async function handleFsDelete(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+export async function handleFsDelete(stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseDeleteArgs(rawArgs);
   try {
     if (!(await stat(args.root)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });

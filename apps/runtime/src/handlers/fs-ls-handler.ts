@@ -1,11 +1,11 @@
 import { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServerHttp2Stream } from 'node:http2';
 import { FILE_LIMITS, FileEntry, fileSystemError, InvalidInputError, metadataOf } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseLsArgs } from './fs-args';
 import { writeAnswer } from './answer-writer';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /** Entries are looked at this many at a time: a big directory neither waits on one stat after another nor opens thousands at once. */
 const STAT_CONCURRENCY = 32;
@@ -16,7 +16,7 @@ const STAT_CONCURRENCY = 32;
  * directory), or by itself when the target is missing. Written with flow control (writeAnswer);
  * a directory whose listing would pass FILE_LIMITS.maxListingBytes is refused.
  */
-export async function handleFsLs(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, _context: StreamContext): Promise<void> {
+export async function handleFsLs(stream: OperationStream, rawArgs: Record<string, unknown>, _context: StreamContext): Promise<void> {
   const { path } = parseLsArgs(rawArgs);
   let names: Dirent[];
   try {

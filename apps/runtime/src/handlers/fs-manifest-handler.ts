@@ -1,8 +1,8 @@
-import type { ServerHttp2Stream } from 'node:http2';
 import { compileExcludes, DomainError, ManifestEntry, walkTree } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseManifestArgs } from './fs-args';
 import { tracked, watchAbort } from './fs-stream';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /** Lines are sent in chunks of about this size rather than one DATA frame each. */
 const CHUNK_BYTES = 64 * 1024;
@@ -14,7 +14,7 @@ const CHUNK_BYTES = 64 * 1024;
  * failure later in the walk (an unreadable subdirectory) ends the body with a `{code, message}`
  * line instead of an entry.
  */
-export async function handleFsManifest(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+export async function handleFsManifest(stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseManifestArgs(rawArgs);
   const entries = walkTree(args.path, { exclude: compileExcludes(args.exclude), hash: args.hash });
   const first = await entries.next();
@@ -45,7 +45,7 @@ export async function handleFsManifest(stream: ServerHttp2Stream, rawArgs: Recor
   });
 }
 
-function drained(stream: ServerHttp2Stream): Promise<void> {
+function drained(stream: OperationStream): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       stream.off('drain', done).off('close', done);

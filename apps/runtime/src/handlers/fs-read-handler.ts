@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
 import { FileHandle, open, stat } from 'node:fs/promises';
-import type { ServerHttp2Stream } from 'node:http2';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestTap, FILE_IO_CHUNK_BYTES, FILE_TUNNEL_HEADERS, fileSystemError, followLinks, formatModeHeader, metadataOf, notARegularFile, requireInside, specialType } from '@svc/common';
 import type { StreamContext } from '../tunnel/stream-router';
 import { parseReadArgs } from './fs-args';
 import { tracked, watchAbort } from './fs-stream';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /**
  * `/v1/fs/read {path, within?}`: answers `:status 200` with `svc-size`, `svc-mode` (octal) and
@@ -19,7 +19,7 @@ import { tracked, watchAbort } from './fs-stream';
  * the path was swapped for a FIFO in between. With `within`, the file a final link leads to must
  * be inside too.
  */
-export async function handleFsRead(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+export async function handleFsRead(stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseReadArgs(rawArgs);
   if (args.within !== undefined) {
     await requireInside(args.within, args.path);

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { constants as http2Constants, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { constants as http2Constants, IncomingHttpHeaders } from 'node:http2';
 import { join } from 'node:path';
 import { DomainError, FILE_TUNNEL_HEADERS, FsWriteOutcome, openFileWriter, resetStream, TempFileJournal } from '@svc/common';
 import type { StreamContext, StreamHandler } from '../tunnel/stream-router';
@@ -7,6 +7,7 @@ import { parseWriteArgs } from './fs-args';
 import { writeAnswer } from './answer-writer';
 import { requestBody, tracked, watchAbort } from './fs-stream';
 import { UPLOAD_STALL_MS } from './fs-temp-sweeper';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /**
  * `/v1/fs/write {path, size, mode?, mtime?, sha256?, name?, within?}`: everything that can be
@@ -23,7 +24,7 @@ export function fsWriteHandler(tempFiles: TempFileJournal): StreamHandler {
   return (stream, rawArgs, context) => handleFsWrite(stream, rawArgs, context, tempFiles);
 }
 
-async function handleFsWrite(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext, tempFiles: TempFileJournal): Promise<void> {
+async function handleFsWrite(stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext, tempFiles: TempFileJournal): Promise<void> {
   const args = parseWriteArgs(rawArgs);
   const target = args.name !== undefined && (await isDirectory(args.path)) ? join(args.path, args.name) : args.path;
   let trailerSha256: string | undefined;

@@ -1,4 +1,4 @@
-import { constants as http2Constants, ServerHttp2Stream } from 'node:http2';
+import { constants as http2Constants } from 'node:http2';
 import { constants as osConstants } from 'node:os';
 import type { Writable } from 'node:stream';
 import {
@@ -21,6 +21,7 @@ import type { StreamContext } from '../tunnel/stream-router';
 import { drained } from './exec-handler';
 import { shellLaunch } from './shell-launch';
 import { foregroundGroup, loadPtyLibrary, ptyInput, Pty } from './shell-pty';
+import type { OperationStream } from '../tunnel/operation-stream';
 
 /** How long the EXIT frame is given to reach a peer that keeps its side of the stream open. */
 const EXIT_FLUSH_WAIT_MS = 1000;
@@ -35,7 +36,7 @@ const INPUT_BACKLOG_BYTES = 64 * 1024;
  * runtime's shutdown, hangs the terminal up (SIGHUP) and kills the shell's group (SIGTERM, then
  * SIGKILL after the grace period).
  */
-export async function handleShell(stream: ServerHttp2Stream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
+export async function handleShell(stream: OperationStream, rawArgs: Record<string, unknown>, context: StreamContext): Promise<void> {
   const args = parseShellArgs(rawArgs);
   const library = loadPtyLibrary();
   const launch = shellLaunch(args);
@@ -62,7 +63,7 @@ class ShellRun implements RunningOperation {
 
   constructor(
     private readonly pty: Pty,
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: OperationStream,
     private readonly context: StreamContext,
   ) {
     this.terminator = new GroupTerminator(pty.pid);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { loadQuinn, peerIdOfMultiaddr, quinnIdentityFromSeed, QuinnDuplex } from '@svc/common';
+import { loadQuinn, peerIdOfMultiaddr, QuinnConnection, quinnIdentityFromSeed, QuinnDuplex, TUNNEL_HTTP2 } from '@svc/common';
 import { AnnouncedQuicIdentity, untrustedQuicIdentityReason } from './quic-trust';
 import type { TunnelTrust } from './tls-trust';
 import { untrustedServer } from './untrusted-server';
@@ -22,15 +22,23 @@ const STREAM_WINDOW_BYTES = 8 * 1024 * 1024;
 /** Silence after which the connection is dead (the server uses the same); PINGs keep a live one busy. */
 const IDLE_TIMEOUT_MS = 15_000;
 const KEEPALIVE_MS = 5000;
+/** Operation streams the server may have open at once: the same bound as HTTP/2's on TCP. */
+const OPERATION_STREAMS = TUNNEL_HTTP2.maxConcurrentStreams;
+
+/** The tunnel's first stream (hello, then control messages) and the connection the operation streams arrive on. */
+export interface QuicTunnelSocket extends Duplex {
+  readonly connection: QuinnConnection;
+  readonly remoteAddress: string;
+}
 
 /**
- * Dials the QUIC carrier (quinn, libp2p-tls) and opens the one bidirectional stream a v1 tunnel
- * runs on; returns it as a Duplex, on which the hello and the reverse HTTP/2 session follow
- * exactly as on a TLS socket. The server's key is checked before any byte is sent: it must be the
+ * Dials the QUIC carrier (quinn, libp2p-tls) and opens the tunnel's first bidirectional stream;
+ * returns it as a Duplex for the hello (then the control stream, or reverse HTTP/2 with an older
+ * server), with the connection the server's operation streams arrive on. The server's key is checked before any byte is sent: it must be the
  * peer id its tunnel certificate vouches for (quic-trust.ts). Destroying the Duplex closes the
  * connection; a lost connection destroys the Duplex.
  */
-export async function dialQuic(options: QuicDialOptions): Promise<Duplex> {
+export async function dialQuic(options: QuicDialOptions): Promise<QuicTunnelSocket> {
   const { host, port, trust, identity } = options;
   const fail = (why: string) => new Error(`QUIC connection to ${host}:${port} failed: ${why}`);
   if (!identity) throw fail('the server announces no QUIC identity (GET /auth/config)');
@@ -43,8 +51,8 @@ export async function dialQuic(options: QuicDialOptions): Promise<Duplex> {
     handshakeTimeout: options.timeoutMs,
     maxIdleTimeout: IDLE_TIMEOUT_MS,
     keepAliveInterval: KEEPALIVE_MS,
-    // The server opens no streams toward the runtime in v1.
-    maxConcurrentStreamLimit: 0,
+    // One stream per operation, opened by the server (tunnel-connection.ts); reverse HTTP/2 opens none.
+    maxConcurrentStreamLimit: OPERATION_STREAMS,
     maxStreamData: STREAM_WINDOW_BYTES,
     maxConnectionData: 2 * STREAM_WINDOW_BYTES,
     receiveBufferSize: 4 * 1024 * 1024,
@@ -52,7 +60,7 @@ export async function dialQuic(options: QuicDialOptions): Promise<Duplex> {
   });
   const address = isIP(host) ? host : await resolve(host);
   const client = new quinn.Client(config, isIP(address) === 6 ? 1 : 0);
-  let connection;
+  let connection: QuinnConnection;
   try {
     connection = await withTimeout(client.outboundConnection(address, port), options.timeoutMs);
   } catch (error) {
@@ -72,7 +80,7 @@ export async function dialQuic(options: QuicDialOptions): Promise<Duplex> {
     client.abort();
   });
   void connection.closed().then(() => duplex.destroy(new Error('QUIC connection closed')));
-  return duplex;
+  return Object.assign(duplex, { connection });
 }
 
 async function resolve(host: string): Promise<string> {

@@ -1,4 +1,4 @@
-import { constants as http2Constants, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { constants as http2Constants, IncomingHttpHeaders } from 'node:http2';
 import {
   decodeStreamArgs,
   DomainError,
@@ -12,6 +12,7 @@ import {
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
+import type { OperationStream } from './operation-stream';
 
 export interface StreamContext {
   requestId: string | undefined;
@@ -25,7 +26,7 @@ export interface StreamContext {
  * A handler validates its arguments and throws a DomainError to refuse (before it responds);
  * once it has answered `:status 200` it owns the stream.
  */
-export type StreamHandler = (stream: ServerHttp2Stream, args: Record<string, unknown>, context: StreamContext) => Promise<void>;
+export type StreamHandler = (stream: OperationStream, args: Record<string, unknown>, context: StreamContext) => Promise<void>;
 
 export type StreamHandlers = Partial<Record<TunnelOp, StreamHandler>>;
 
@@ -37,11 +38,11 @@ export class StreamRouter {
     private readonly log: RuntimeLogger,
   ) {}
 
-  handle(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+  handle(stream: OperationStream, headers: IncomingHttpHeaders): void {
     void this.dispatch(stream, headers);
   }
 
-  private async dispatch(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
+  private async dispatch(stream: OperationStream, headers: IncomingHttpHeaders): Promise<void> {
     const path = headers[':path'];
     const requestId = single(headers[TUNNEL_HEADERS.requestId]);
     const log = this.log.child({ request_id: requestId, path });
@@ -60,7 +61,7 @@ export class StreamRouter {
     }
   }
 
-  private refuse(stream: ServerHttp2Stream, error: unknown, log: RuntimeLogger, op: TunnelOp | undefined): void {
+  private refuse(stream: OperationStream, error: unknown, log: RuntimeLogger, op: TunnelOp | undefined): void {
     const refusal = refusalFor(error);
     if (refusal.status >= 500) log.error('operation failed', { error });
     else log.info('operation refused', { code: refusal.body.code, message: refusal.body.message });

@@ -10,11 +10,14 @@ import {
   TUNNEL_LIMITS,
   TUNNEL_OPS,
   TUNNEL_PROTOCOL_VERSION,
+  TUNNEL_QUIC_STREAMS,
   tunnelPath,
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import type { OperationRegistry } from '../supervisor/operation-registry';
-import { dialQuic } from './quic-connect';
+import { dialQuic, QuicTunnelSocket } from './quic-connect';
+import { serveOperationStreams } from './quic-operation-tunnel';
+import type { OpenTunnel, TunnelCarrierName } from './open-tunnel';
 import type { AnnouncedQuicIdentity } from './quic-trust';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
@@ -25,11 +28,10 @@ const DEPLOYMENT_CHANNEL_PATH = tunnelPath(TUNNEL_OPS.deployments);
 const CONNECT_TIMEOUT_MS = 15_000;
 /** How long a graceful close waits for streams to finish before cutting the connection. */
 const CLOSE_GRACE_MS = 2000;
+export type { OpenTunnel, TunnelCarrierName } from './open-tunnel';
+
 /** The part of a GOAWAY's debug data logged as the server's reason. */
 const MAX_REASON_BYTES = 200;
-
-/** The two carriers on the tunnel port: QUIC on udp, TLS on tcp. */
-export type TunnelCarrierName = 'quic' | 'tcp';
 
 export interface TunnelTarget {
   host: string;
@@ -63,36 +65,27 @@ export class TunnelRefusedError extends Error {
   }
 }
 
-export interface OpenTunnel {
-  readonly carrier: TunnelCarrierName;
-  deviceId: string;
-  /** Whether the server has operation streams open on it right now. */
-  busy(): boolean;
-  heartbeatSecs: number;
-  /** Settles with the reason once the tunnel is gone, whoever ended it. */
-  closed: Promise<string>;
-  /** Clean shutdown: in-flight operations stopped and reaped, streams closed, then the socket. */
-  close(): Promise<void>;
-}
 
 /**
  * One tunnel: TLS or a QUIC stream (trust checked before any byte is sent), the hello, then this
  * runtime becomes the HTTP/2 server on the same byte stream and the server opens a stream per
- * operation; both carriers run exactly this protocol. A tunnel that
+ * operation. On QUIC the hello asks for one QUIC stream per operation instead
+ * (quic-operation-tunnel.ts); a server that does not echo it gets reverse HTTP/2. A tunnel that
  * hears no PING for 3 heartbeats is declared dead, so a silently broken path is noticed in 30 s.
  */
 export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTunnel> {
   const { target, trust, log } = options;
   const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  const socket: Duplex =
-    options.carrier === 'quic'
+  const quic = options.carrier === 'quic';
+  const socket: Duplex | QuicTunnelSocket =
+    quic
       ? await dialQuic({ host: target.host, port: target.port, trust, timeoutMs, identity: target.quic, announcedSha256: target.certificateSha256 })
       : await connectTls(target, trust, timeoutMs);
   let answer;
   try {
     const answered = readHello(socket);
     // HTTP/2 takes over the socket's native handle next; no write may still be in flight then.
-    await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime }), resolve));
+    await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime, ...(quic && { streams: TUNNEL_QUIC_STREAMS }) }), resolve));
     answer = parseHelloResponse(await answered);
   } catch (error) {
     socket.destroy();
@@ -102,6 +95,10 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     socket.destroy();
     if (answer.error === HELLO_UNAUTHORIZED) throw new TunnelRefusedError();
     throw new Error(`server refused the tunnel: ${answer.error}`);
+  }
+  if (answer.streams === TUNNEL_QUIC_STREAMS && 'connection' in socket) {
+    const { router, operations } = options;
+    return serveOperationStreams(socket, { deviceId: answer.device_id, heartbeatSecs: answer.heartbeat_secs, router, operations, log });
   }
 
   const server = http2.createServer({

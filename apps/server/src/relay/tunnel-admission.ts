@@ -12,9 +12,10 @@ import {
   readHello,
   TUNNEL_HTTP2,
   TUNNEL_PROTOCOL_VERSION,
+  TUNNEL_QUIC_STREAMS,
   UnsupportedHelloVersionError,
 } from '@svc/common';
-import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier } from './tunnel-carrier';
+import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier, TunnelSession } from './tunnel-carrier';
 import { H2FrameGuard } from './tcp/h2-frame-guard';
 import { H2TunnelSession } from './tcp/h2-tunnel-session';
 
@@ -24,6 +25,9 @@ const REFUSAL_LINGER_MS = 2000;
 const MAX_SESSION_MEMORY_MB = 64;
 
 const logger = new Logger('TunnelAdmission');
+
+/** A carrier's own session for a runtime that asked for it in its hello (QUIC: one stream per operation). */
+export type NativeStreamsSession = (deviceId: string, runtime: HelloRequest['runtime']) => TunnelSession;
 
 /**
  * What every carrier does with a runtime's byte stream once its transport is up (TLS socket or
@@ -35,8 +39,18 @@ const logger = new Logger('TunnelAdmission');
  * protocol error nghttp2 keeps quiet about is caught by H2TunnelSession's heartbeat instead. Any
  * other stream (QUIC's) is a JS stream anyway: its frames pass an H2FrameGuard, which closes the
  * tunnel at the first bad frame header.
+ *
+ * A carrier that offers `nativeStreams` (QUIC) uses it instead of HTTP/2 when the hello asks for it
+ * (`streams: TUNNEL_QUIC_STREAMS`); the answer echoes the field so the runtime knows.
  */
-export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier: TunnelCarrier['name'], acceptor: TunnelAcceptor, helloTimeoutMs: number): Promise<void> {
+export async function admitTunnel(
+  socket: Duplex,
+  remoteAddress: string,
+  carrier: TunnelCarrier['name'],
+  acceptor: TunnelAcceptor,
+  helloTimeoutMs: number,
+  nativeStreams?: NativeStreamsSession,
+): Promise<void> {
   let raw: unknown;
   try {
     raw = await readHello(socket, { timeoutMs: helloTimeoutMs });
@@ -65,13 +79,18 @@ export async function admitTunnel(socket: Duplex, remoteAddress: string, carrier
     return;
   }
   const { deviceId } = admission;
+  const streams = nativeStreams && hello.streams === TUNNEL_QUIC_STREAMS ? TUNNEL_QUIC_STREAMS : undefined;
   // HTTP/2 takes over a TLS socket's native handle: a write still in flight then completes into
   // the HTTP/2 session and aborts the process (node_http2.cc is_write_in_progress), so wait.
   const written = await new Promise<boolean>((resolve) => {
     if (socket.destroyed) resolve(false);
-    else socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, ok: true, device_id: deviceId, heartbeat_secs: acceptor.heartbeatSecs }), (err) => resolve(!err));
+    else socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, ok: true, device_id: deviceId, heartbeat_secs: acceptor.heartbeatSecs, ...(streams && { streams }) }), (err) => resolve(!err));
   });
   if (!written || socket.destroyed) return;
+  if (streams && nativeStreams) {
+    acceptor.accepted(nativeStreams(deviceId, hello.runtime), admission);
+    return;
+  }
   let session: H2TunnelSession | undefined;
   const transport =
     socket instanceof TLSSocket

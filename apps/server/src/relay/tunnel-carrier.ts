@@ -2,8 +2,8 @@ import type { Duplex } from 'node:stream';
 import type { HelloRequest, TunnelOp } from '@svc/common';
 
 /**
- * A carrier accepts runtimes' connections on UNIFIED_PORT (tcp/TlsTcpCarrier: TLS over TCP;
- * quic/QuicCarrier: one QUIC stream per tunnel, worked in a worker thread) and turns each
+ * A carrier accepts runtimes' connections on UNIFIED_PORT (tcp/TlsTcpCarrier: TLS over TCP and
+ * reverse HTTP/2; quic/QuicCarrier: quinn, one QUIC stream per operation) and turns each
  * authenticated one into a TunnelSession through tunnel-admission.ts. Everything above this file
  * (registry, presence, operations) is carrier-neutral.
  */
@@ -63,7 +63,7 @@ export interface TunnelStream {
   readonly trailers: Promise<StreamFields>;
   /** Ends the request body with these trailers; only for streams opened with `trailers: true`. */
   endWithTrailers(trailers: Record<string, string>): void;
-  /** Cancels the stream (HTTP/2 RST_STREAM CANCEL): the device stops the operation. */
+  /** Cancels the stream (HTTP/2 RST_STREAM; QUIC RESET_STREAM + STOP_SENDING): the device stops the operation. */
   abort(): void;
 }
 

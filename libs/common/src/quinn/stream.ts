@@ -22,7 +22,7 @@ export class QuinnDuplex extends Duplex {
   private drainedListeners: (() => void)[] = [];
 
   constructor(
-    private readonly stream: QuinnStream,
+    protected readonly stream: QuinnStream,
     readonly remoteAddress: string,
   ) {
     super({ allowHalfOpen: true, highWaterMark: READ_BYTES });
@@ -40,16 +40,35 @@ export class QuinnDuplex extends Duplex {
         const chunk = await this.stream.read(READ_BYTES);
         if (this.destroyed) return;
         if (chunk === null) {
-          this.push(null);
+          this.received(null);
           return;
         }
-        if (!this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) break;
+        if (!this.received(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) break;
       }
     } catch (error) {
-      this.destroy(new Error(`QUIC stream: ${(error as Error).message}`));
+      if (!this.destroyed) this.readFailed(new Error(`QUIC stream: ${(error as Error).message}`));
     } finally {
       this.reading = false;
     }
+  }
+
+  /** Bytes read from quinn (null: the peer finished); returns whether more are wanted now. */
+  protected received(chunk: Buffer | null): boolean {
+    return this.push(chunk);
+  }
+
+  /** The peer reset its side, or the connection is gone. */
+  protected readFailed(error: Error): void {
+    this.destroy(error);
+  }
+
+  /**
+   * The peer stopped reading (STOP_SENDING), or the connection is gone. Returns what the writers
+   * still waiting for room are told: by default the error, and the stream is destroyed.
+   */
+  protected writeFailed(error: Error): Error | null {
+    this.destroy(error);
+    return error;
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -70,7 +89,7 @@ export class QuinnDuplex extends Duplex {
    * once up to WRITE_AHEAD_BYTES), then leave as one buffer. Each native write costs a round trip
    * to quinn's threads; one per small HTTP/2 frame would bound the stream at a few MB/s.
    */
-  private queue(chunk: Buffer, callback?: (error?: Error | null) => void): void {
+  protected queue(chunk: Buffer, callback?: (error?: Error | null) => void): void {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
     if (callback) {
@@ -82,6 +101,7 @@ export class QuinnDuplex extends Duplex {
 
   private async writeLoop(): Promise<void> {
     this.writing = true;
+    let released: ((error?: Error | null) => void)[] = [];
     try {
       while (this.pending.length > 0 && !this.destroyed) {
         const batch = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
@@ -89,15 +109,18 @@ export class QuinnDuplex extends Duplex {
         this.inFlightBytes = this.pendingBytes;
         this.pendingBytes = 0;
         // Once this batch leaves, whoever waits for room may write again.
-        const released = this.waiting.splice(0);
+        released = this.waiting.splice(0);
         await this.stream.write(batch);
         this.inFlightBytes = 0;
-        for (const callback of released) callback();
+        for (const callback of released.splice(0)) callback();
       }
     } catch (error) {
       const failure = new Error(`QUIC stream: ${(error as Error).message}`);
-      for (const callback of this.waiting.splice(0)) callback(failure);
-      this.destroy(failure);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.inFlightBytes = 0;
+      const told = this.writeFailed(failure);
+      for (const callback of [...released, ...this.waiting.splice(0)]) callback(told);
     } finally {
       this.writing = false;
       const drained = this.drainedListeners.splice(0);
@@ -105,7 +128,7 @@ export class QuinnDuplex extends Duplex {
     }
   }
 
-  private flushed(then: () => void): void {
+  protected flushed(then: () => void): void {
     if (!this.writing && this.pending.length === 0) then();
     else this.drainedListeners.push(then);
   }

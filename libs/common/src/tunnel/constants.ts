@@ -40,6 +40,8 @@ export const TUNNEL_HEADERS = {
   requestId: 'svc-request-id',
   /** The user's e-mail, for the device's own log only. */
   actor: 'svc-actor',
+  /** QUIC per-operation streams only: the stream's number in its session, which a control-stream `cancel` names. */
+  stream: 'svc-stream',
 } as const;
 
 /** Operations a tunnel stream can carry; the stream's `:path` is `/v1/<op>`. */

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { TUNNEL_LIMITS } from './constants';
-import { encodeHello, HelloRequest, parseHelloRequest, parseHelloResponse, readHello, UnsupportedHelloVersionError } from './hello';
+import { encodeHello, HelloRequest, parseHelloRequest, parseHelloResponse, readHello, TUNNEL_QUIC_STREAMS, UnsupportedHelloVersionError } from './hello';
 import { TunnelProtocolError } from './tunnel-protocol.error';
 
 const request: HelloRequest = { v: 1, api_key: 'svc_abc', runtime: { version: '0.1.0', boot_id: 'b1' } };
@@ -88,5 +88,14 @@ describe('hello codec', () => {
   ])('validates a hello response: %s', (_name, value, valid) => {
     if (valid) expect(parseHelloResponse(value)).toEqual(value);
     else expect(() => parseHelloResponse(value)).toThrow(TunnelProtocolError);
+  });
+
+  it('keeps the QUIC per-operation streams offer only when it is exactly the known value', () => {
+    const hello = { v: 1, api_key: 'svc_x', runtime: { version: '1', boot_id: 'b' } };
+    expect(parseHelloRequest({ ...hello, streams: TUNNEL_QUIC_STREAMS }).streams).toBe(TUNNEL_QUIC_STREAMS);
+    expect(parseHelloRequest({ ...hello, streams: 'http3' })).toEqual(hello);
+    const answer = { v: 1, ok: true, device_id: 'd', heartbeat_secs: 10 };
+    expect(parseHelloResponse({ ...answer, streams: TUNNEL_QUIC_STREAMS })).toEqual({ ...answer, streams: TUNNEL_QUIC_STREAMS });
+    expect(parseHelloResponse({ ...answer, streams: 'other' })).toEqual(answer);
   });
 });

@@ -12,10 +12,19 @@ export interface HelloRequest {
   v: number;
   api_key: string;
   runtime: { version: string; boot_id: string };
+  /** On QUIC only: the runtime takes one QUIC stream per operation (TUNNEL_QUIC_STREAMS) instead of reverse HTTP/2. */
+  streams?: typeof TUNNEL_QUIC_STREAMS;
 }
 
+/**
+ * The value of the hellos' `streams` on QUIC: asked by the runtime, echoed by a server that will
+ * open one QUIC stream per operation. A peer that does not echo it speaks reverse HTTP/2 on the
+ * hello's stream, as every runtime and server before it did.
+ */
+export const TUNNEL_QUIC_STREAMS = 'quic-per-operation';
+
 export type HelloResponse =
-  | { v: number; ok: true; device_id: string; heartbeat_secs: number }
+  | { v: number; ok: true; device_id: string; heartbeat_secs: number; streams?: typeof TUNNEL_QUIC_STREAMS }
   | { v: number; ok: false; error: string };
 
 /** The one refusal a runtime gets for an unknown, revoked or rejected key: it must stop retrying. */
@@ -119,7 +128,9 @@ export function parseHelloRequest(value: unknown): HelloRequest {
   if (!isObject(runtime) || typeof runtime.version !== 'string' || typeof runtime.boot_id !== 'string') {
     throw new TunnelProtocolError('Hello lacks runtime.version or runtime.boot_id');
   }
-  return { v: value.v, api_key: value.api_key, runtime: { version: runtime.version, boot_id: runtime.boot_id } };
+  const hello: HelloRequest = { v: value.v, api_key: value.api_key, runtime: { version: runtime.version, boot_id: runtime.boot_id } };
+  if (value.streams === TUNNEL_QUIC_STREAMS) hello.streams = TUNNEL_QUIC_STREAMS;
+  return hello;
 }
 
 /** Validates the server's answer to a hello. */
@@ -131,7 +142,9 @@ export function parseHelloResponse(value: unknown): HelloResponse {
     if (typeof value.device_id !== 'string' || typeof value.heartbeat_secs !== 'number' || value.heartbeat_secs <= 0) {
       throw new TunnelProtocolError('Hello answer lacks device_id or heartbeat_secs');
     }
-    return { v: value.v, ok: true, device_id: value.device_id, heartbeat_secs: value.heartbeat_secs };
+    const answer: HelloResponse = { v: value.v, ok: true, device_id: value.device_id, heartbeat_secs: value.heartbeat_secs };
+    if (value.streams === TUNNEL_QUIC_STREAMS) answer.streams = TUNNEL_QUIC_STREAMS;
+    return answer;
   }
   if (value.ok === false && typeof value.error === 'string') {
     return { v: value.v, ok: false, error: value.error };

@@ -3,6 +3,7 @@ import { loadQuinn, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, Qu
 import { ConnectionCaps, ConnectionLimits } from '../connection-limits';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
+import { QuicTunnelSession } from './quic-tunnel-session';
 
 export interface QuicCarrierOptions {
   host: string;
@@ -39,8 +40,8 @@ export class QuicPortInUseError extends Error {}
  * Carrier 1 (QUIC on UNIFIED_PORT/udp): quinn, through its native binding (@svc/common quinn/),
  * runs the UDP socket, TLS and congestion control on its own threads; this thread only sees whole
  * stream reads and writes. Each connection's first bidirectional stream goes through the same
- * admission as a TLS socket (hello, key check, reverse HTTP/2); v1 keeps one stream per tunnel so
- * every operation behaves the same on both carriers.
+ * admission as a TLS socket (hello, key check); a runtime that asks for it in its hello then gets
+ * one QUIC stream per operation (QuicTunnelSession), an older one reverse HTTP/2 on that stream.
  */
 export class QuicCarrier implements TunnelCarrier {
   readonly name = 'quic' as const;
@@ -60,7 +61,7 @@ export class QuicCarrier implements TunnelCarrier {
       handshakeTimeout: this.options.handshakeTimeoutMs,
       maxIdleTimeout: QUIC_IDLE_TIMEOUT_MS,
       keepAliveInterval: 0,
-      // One stream per tunnel (v1): a second one is refused by quinn itself.
+      // The runtime opens one stream, the control stream; the operation streams are this server's.
       maxConcurrentStreamLimit: 1,
       maxStreamData: STREAM_WINDOW_BYTES,
       maxConnectionData: 2 * STREAM_WINDOW_BYTES,
@@ -127,7 +128,8 @@ export class QuicCarrier implements TunnelCarrier {
         socket.on('error', (err) => this.logger.debug(`QUIC tunnel from ${remoteAddress}: ${err.message}`));
         socket.once('close', () => setTimeout(() => connection.abort(), FLUSH_BEFORE_CLOSE_MS).unref());
         void connection.closed().then(() => socket.destroy(new Error('QUIC connection closed')));
-        void admitTunnel(socket, remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs);
+        const nativeStreams = (deviceId: string, runtime: { version: string; boot_id: string }) => new QuicTunnelSession(deviceId, runtime, remoteAddress, connection, socket);
+        void admitTunnel(socket, remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs, nativeStreams);
       },
       () => {
         clearTimeout(noStream);

@@ -1,0 +1,16 @@
+/** What both tunnel kinds (reverse HTTP/2, QUIC stream per operation) hand the tunnel loop. */
+
+/** The two carriers on the tunnel port: QUIC on udp, TLS on tcp. */
+export type TunnelCarrierName = 'quic' | 'tcp';
+
+export interface OpenTunnel {
+  readonly carrier: TunnelCarrierName;
+  deviceId: string;
+  /** Whether the server has operation streams open on it right now. */
+  busy(): boolean;
+  heartbeatSecs: number;
+  /** Settles with the reason once the tunnel is gone, whoever ended it. */
+  closed: Promise<string>;
+  /** Clean shutdown: in-flight operations stopped and reaped, streams closed, then the socket. */
+  close(): Promise<void>;
+}

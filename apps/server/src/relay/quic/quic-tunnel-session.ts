@@ -1,0 +1,172 @@
+import type { Duplex } from 'node:stream';
+import { Logger } from '@nestjs/common';
+import {
+  DeviceOfflineError,
+  DomainError,
+  encodeFieldBlock,
+  encodeStreamArgs,
+  FieldBlockReader,
+  HelloRequest,
+  QuinnConnection,
+  QuinnOperationStream,
+  TUNNEL_HEADERS,
+  tunnelPath,
+} from '@svc/common';
+import { deviceError } from '../device-error';
+import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
+
+/** A refusal body larger than this is cut: it only carries `{code, message}`. */
+const MAX_REFUSAL_BYTES = 16 * 1024;
+/** After the close message, the runtime gets this long to read it and hang up before the connection is cut. */
+const GOAWAY_GRACE_MS = 1000;
+
+/**
+ * A tunnel over QUIC with one stream per operation (docs/protocol.md, "One QUIC stream per
+ * operation"): the runtime's first stream carried the hello and stays open as the control
+ * stream; each operation is a bidirectional stream this server opens, with a header block each
+ * way, the body, and trailers where announced. quinn's own flow control and congestion control
+ * are the only ones: no HTTP/2 on top. Liveness is QUIC's: the runtime PINGs every 5 s, and a
+ * connection silent for the idle timeout closes, which ends this session.
+ */
+export class QuicTunnelSession implements TunnelSession {
+  readonly carrier = 'quic' as const;
+  private closedReason: string | null = null;
+  private readonly closeListeners: ((reason: string) => void)[] = [];
+  private readonly streams = new Set<QuinnOperationStream>();
+  private readonly logger = new Logger('QuicTunnelSession');
+  private readonly gone: Promise<void>;
+  private streamNumber = 0;
+
+  constructor(
+    readonly deviceId: string,
+    readonly runtime: HelloRequest['runtime'],
+    readonly remoteAddress: string,
+    private readonly connection: QuinnConnection,
+    /** The runtime's first stream (the hello's): close messages, both ways. */
+    private readonly control: Duplex,
+  ) {
+    this.gone = connection.closed().then(() => this.finish('connection closed'));
+    const messages = new FieldBlockReader();
+    control.on('data', (chunk: Buffer) => {
+      try {
+        for (let rest: Buffer | undefined = chunk; rest && rest.length > 0; ) {
+          const block = messages.take(rest);
+          if (block?.fields.type === 'goaway') this.finish(`device closed the tunnel: ${String(block.fields.reason ?? '')}`);
+          rest = block?.rest;
+        }
+      } catch (error) {
+        this.finish(`protocol error: ${(error as Error).message}`);
+      }
+    });
+    control.once('close', () => this.finish('connection closed'));
+    control.resume();
+  }
+
+  async openStream(request: StreamRequest): Promise<TunnelStream> {
+    if (this.closedReason !== null) throw new DeviceOfflineError();
+    let stream: QuinnOperationStream;
+    try {
+      stream = new QuinnOperationStream(await this.connection.outboundStream(), this.remoteAddress, 'opener');
+    } catch {
+      throw new DeviceOfflineError();
+    }
+    if (this.closedReason !== null) {
+      stream.reset();
+      throw new DeviceOfflineError();
+    }
+    // Whoever holds the body listens for its errors; none may reach the process unheard.
+    stream.on('error', () => undefined);
+    const number = ++this.streamNumber;
+    this.streams.add(stream);
+    stream.once('close', () => {
+      this.streams.delete(stream);
+      // Cut short (reset by either side): tell the runtime, which may be waiting on neither direction.
+      if (!stream.completed && this.closedReason === null && !this.control.destroyed) this.control.write(encodeFieldBlock({ type: 'cancel', stream: String(number) }));
+    });
+    const trailers = new Promise<StreamFields>((resolve) => {
+      stream.once('trailers', (fields: StreamFields) => resolve(fields));
+      stream.once('close', () => resolve({}));
+    });
+    stream.sendHead(
+      {
+        ':method': 'POST',
+        ':path': tunnelPath(request.op),
+        [TUNNEL_HEADERS.args]: encodeStreamArgs(request.args),
+        [TUNNEL_HEADERS.requestId]: request.requestId,
+        [TUNNEL_HEADERS.actor]: request.actor,
+        [TUNNEL_HEADERS.stream]: String(number),
+      },
+      request.trailers === true,
+    );
+    let headers: StreamFields;
+    try {
+      headers = await stream.readHead();
+    } catch {
+      stream.reset();
+      throw new DeviceOfflineError();
+    }
+    const status = Number(headers[':status']);
+    if (status !== 200) throw await refusal(stream, status);
+    return {
+      body: stream,
+      headers,
+      trailers,
+      endWithTrailers: (fields) => stream.endWithTrailers(fields),
+      abort: () => stream.reset(),
+    };
+  }
+
+  /** A close message naming the reason on the control stream, then the connection is cut within a grace period. */
+  close(reason: string): Promise<void> {
+    if (this.closedReason === null) {
+      this.finish(reason, GOAWAY_GRACE_MS);
+      if (!this.control.destroyed) this.control.end(encodeFieldBlock({ type: 'goaway', reason }));
+    }
+    return this.gone;
+  }
+
+  onClosed(listener: (reason: string) => void): void {
+    if (this.closedReason !== null) listener(this.closedReason);
+    else this.closeListeners.push(listener);
+  }
+
+  /** How many operation streams are open (tests, and the fleet's numbers). */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  private finish(reason: string, graceMs = 0): void {
+    if (this.closedReason !== null) return;
+    this.closedReason = reason;
+    for (const stream of this.streams) stream.reset();
+    this.streams.clear();
+    if (graceMs === 0) this.connection.abort();
+    else setTimeout(() => this.connection.abort(), graceMs).unref();
+    this.logger.debug(`session of ${this.deviceId} closed: ${reason}`);
+    for (const listener of this.closeListeners.splice(0)) listener(reason);
+  }
+}
+
+/** The device refused the stream: its `{code, message}` body becomes the domain error it names. */
+async function refusal(stream: QuinnOperationStream, status: number): Promise<DomainError> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_REFUSAL_BYTES) break;
+      chunks.push(chunk);
+    }
+  } catch {
+    // The body is best effort; the status alone still makes an error.
+  }
+  if (stream.readableEnded) stream.end();
+  else stream.reset();
+  let body: { code?: unknown; message?: unknown } = {};
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    // Not JSON: fall back to a generic message below.
+  }
+  return deviceError(body, `Device refused the operation (HTTP ${status})`);
+}
