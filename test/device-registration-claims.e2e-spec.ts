@@ -16,6 +16,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcInTerminal, svcJson, svcLogin } from './fixtures/svc-cli';
 import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@claims.test';
 const MALLORY = 'mallory@claims.test';
@@ -23,16 +24,6 @@ const MALLORY = 'mallory@claims.test';
 /** `svc <args>` on a terminal, answering its `[y/N]` question with `answer`. */
 function inTerminal(home: CliHome, args: string[], answer: string): Promise<{ code: number; output: string }> {
   return svcInTerminal(home, args, { cols: 200, answer: { when: /\[y\/N\]/, send: `${answer}\r` } });
-}
-
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe('device id claims, key replacement and removal', () => {
@@ -120,7 +111,7 @@ describe('device id claims, key replacement and removal', () => {
       const runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'rekey-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(runtime);
       await runtime.waitForLog('tunnel up');
-      await until(async () => (await statusOf('rekey-1')).status === 'online', 'rekey-1 online');
+      await eventually('rekey-1 online', async () => (await statusOf('rekey-1')).status === 'online', { timeoutMs: 60_000 });
       // A second runtime asks for the same id, with another key, for the same owner.
       ({ requestId } = await submitRegistration(server, 'rekey-1', `user:${ALICE}`, { hostname: 'other-host' }));
     });
@@ -169,7 +160,7 @@ describe('device id claims, key replacement and removal', () => {
       const { code, stdout } = await svc(alice, ['devices', 'approve', requestId, '--yes']);
       expect(code).toBe(0);
       expect(stdout).toContain('Approved rekey-1.');
-      await until(async () => (await statusOf('rekey-1')).status === 'offline', 'the old runtime cut off');
+      await eventually('the old runtime cut off', async () => (await statusOf('rekey-1')).status === 'offline', { timeoutMs: 60_000 });
     });
   });
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +16,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { freePort } from './fixtures/free-port';
 
 const ALICE = 'alice@mcp.test';
 const BOB = 'bob@mcp.test';
@@ -30,15 +31,6 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-/** A port free right now, for a forward to listen on. */
-async function freePort(): Promise<number> {
-  const holder = createServer();
-  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-  const { port } = holder.address() as { port: number };
-  await new Promise((resolve) => holder.close(resolve));
-  return port;
 }
 
 describe('svc mcp (real binary, real server, real runtime)', () => {

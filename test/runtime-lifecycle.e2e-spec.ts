@@ -14,6 +14,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually as waitUntil } from './fixtures/eventually';
 
 const ALICE = 'alice@runtime-life.test';
 const WAIT_MS = 60_000;
@@ -59,15 +60,7 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function eventually<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  const eventually = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false) => waitUntil(what, check, { timeoutMs: WAIT_MS });
 
   const listed = async (deviceId: string) => (await svcJson<Listed[]>(alice, ['devices', 'list'])).filter((item) => item.device_id === deviceId || item.id === deviceId);
   const online = (deviceId: string) => eventually(`${deviceId} online`, async () => (await listed(deviceId)).some((item) => item.status === 'online'));

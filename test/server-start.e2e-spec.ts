@@ -5,29 +5,14 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceGrantLogin } from './fixtures/oidc';
 import { cliHome, svc, svcLogin } from './fixtures/svc-cli';
+import { freePort } from './fixtures/free-port';
 
 const ROOT = resolve(__dirname, '..');
 const MAIN = join(ROOT, 'apps/server/dist/main.js');
-
-/**
- * A port free on every address: some servers here bind 0.0.0.0, which a client socket bound to
- * the same port on another loopback address (127.0.0.2 in the connection-limits suite) blocks.
- */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
-}
 
 interface Started {
   child: ChildProcess;
