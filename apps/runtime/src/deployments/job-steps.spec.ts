@@ -61,11 +61,10 @@ describe('job steps', () => {
     await engine.start();
     // The step starts a background sleeper (same group) that writes its pid, then blocks.
     const slow = job({ id: 'slow', type: 'job', steps: [{ name: 'hang', run: 'sleep 300 & echo $! > pid; wait', timeout: '300ms' }] });
-    const started = Date.now();
     await engine.apply({ revision: 1, deployment: deployment('d1', [slow]) });
     const background = await eventually('the background pid', () => readPid(join(persistentWorkdir(dir, 'slow'), 'pid')));
+    // No stopwatch (a loaded machine is slow): the step sleeps 300 s, so "timed_out" is the timeout's doing.
     const status = await eventually('failed', () => jobStatus(engine, 'slow')?.status === 'failed' && jobStatus(engine, 'slow'));
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(status).toMatchObject({ reason: 'step "hang" failed: timed out', steps: [{ name: 'hang', status: 'timed_out' }] });
     await eventually('the background process gone', () => !processRunning(background));
   });
