@@ -86,7 +86,11 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    const requestId = await eventually(`the registration request (output so far: ${output})`, () => /request (req_[A-Za-z0-9_-]+)\)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(`the unit's command exited ${child.exitCode}:\n${output}`)) : undefined));
+    const requestId = await waitUntil('the registration request', () => /request (req_[A-Za-z0-9_-]+)\)/.exec(output)?.[1], {
+      timeoutMs: WAIT_MS,
+      giveUp: () => (child.exitCode === null ? undefined : `the unit's command exited ${child.exitCode}:\n${output}`),
+      describe: () => `output so far: ${output}`,
+    });
     expect(await listed('life-unit')).toEqual([expect.objectContaining({ status: 'pending' })]);
     expect((await svc(alice, ['devices', 'approve', requestId])).code).toBe(0);
     await online('life-unit');
