@@ -13,15 +13,19 @@ import { Storage } from '../apps/server/src/storage/storage.port';
 import { REPORTS } from '../apps/server/src/storage/records';
 import type { Caller } from './fixtures/api-client';
 import { ChannelEnd, deployRequest, runningReport, serviceJob } from './fixtures/deployments';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { registerDevice, TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { eventually } from './fixtures/eventually';
 
 const OWNER = 'owner@channel.test';
 
 describe('deployment channel', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the stubs leave before the server stops.
+  afterAll(() => {
+    for (const stub of stubs) stub.close();
+  });
+  const fleet = useFleet({ env: { REPORT_RETENTION_DAYS: '2' }, relay: true, users: { owner: OWNER } });
   let server: TestServer;
   let owner: Caller;
   let devices = 0;
@@ -43,15 +47,9 @@ describe('deployment channel', () => {
   const status = async (id: string, deploymentId?: string) => (await server.api.post('/devices/deployments/status', { device: id, deployment_id: deploymentId }, owner)).body;
   const activeOf = async (id: string) => (await server.api.get(`/devices/${id}/deployments/active`, owner)).body.active_deployment_id;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', REPORT_RETENTION_DAYS: '2' });
-    owner = await server.login(OWNER);
-  });
-  afterAll(async () => {
-    for (const stub of stubs) stub.close();
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
+    owner = fleet.user('owner').caller;
   });
 
   it('sends a device without deployments an empty desired state on connect', async () => {
@@ -78,11 +76,13 @@ describe('deployment channel', () => {
     const switched = await channel.next((d) => d.revision > edited.revision);
     expect(switched.deployment).toMatchObject({ id: second, jobs: [] });
 
-    // A change to a deployment that is not active is not the device's business.
+    // A change to a deployment that is not active is not the device's business: the next desired
+    // state the device gets is the following change of the active one (a barrier, not a sleep).
     const seen = channel.desired.length;
     await server.api.delete(`/devices/${id}/deployments/jobs/db?deployment_id=${first}`, owner);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(channel.desired.length).toBe(seen);
+    await deploy(id, deployRequest([serviceJob('cache')]));
+    await channel.next((d) => d.revision > switched.revision);
+    expect(channel.desired.slice(seen).map((d) => [d.deployment?.id, d.deployment?.jobs.map((job) => job.id)])).toEqual([[second, ['cache']]]);
     expect(channel.desired.map((d) => d.revision)).toEqual([...channel.desired.map((d) => d.revision)].sort((a, b) => a - b));
   });
 
