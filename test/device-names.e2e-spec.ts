@@ -11,10 +11,10 @@ import { DeviceListItem, DeviceStatusResult } from '@svc/common';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { callTool, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { CliHome, svc, svcJson } from './fixtures/svc-cli';
+import { pollRegistration, registerDevice, submitRegistration, TestServer } from './fixtures/test-server';
 import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@names.test';
@@ -22,7 +22,13 @@ const VIEWER = 'vera@names.test';
 const STRANGER = 'stan@names.test';
 
 describe('device names and last seen', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the runtimes stop before the server.
+  afterAll(async () => {
+    for (const rt of runtimes) rt.kill('SIGTERM');
+    await Promise.all(runtimes.map((rt) => rt.exited));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE } });
   let server: TestServer;
   let dir: string;
   let alice: CliHome;
@@ -37,20 +43,10 @@ describe('device names and last seen', () => {
     return rt;
   };
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-names-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
-  });
-  afterAll(async () => {
-    for (const rt of runtimes) rt.kill('SIGTERM');
-    await Promise.all(runtimes.map((rt) => rt.exited));
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    rmSync(dir, { recursive: true, force: true });
+    server = fleet.server;
+    alice = fleet.user('alice').home;
   });
 
   describe('svc runtime run --name', () => {

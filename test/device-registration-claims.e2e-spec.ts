@@ -12,10 +12,10 @@ import { DeviceListItem } from '@svc/common';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { callTool, callToolError, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcInTerminal, svcJson, svcLogin } from './fixtures/svc-cli';
-import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { CliHome, svc, svcInTerminal, svcJson } from './fixtures/svc-cli';
+import { pollRegistration, registerDevice, submitRegistration, TestServer } from './fixtures/test-server';
 import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@claims.test';
@@ -27,7 +27,13 @@ function inTerminal(home: CliHome, args: string[], answer: string): Promise<{ co
 }
 
 describe('device id claims, key replacement and removal', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the runtimes stop before the server.
+  afterAll(async () => {
+    for (const runtime of runtimes) runtime.kill('SIGTERM');
+    await Promise.all(runtimes.map((runtime) => runtime.exited));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE, mallory: MALLORY } });
   let server: TestServer;
   let dir: string;
   let alice: CliHome;
@@ -39,23 +45,11 @@ describe('device id claims, key replacement and removal', () => {
   const approve = (requestId: string, caller: Caller) => server.api.post('/devices/approve', { request_id: requestId }, caller);
   const statusOf = async (deviceId: string) => (await server.api.get(`/devices/${deviceId}/status`, await as(ALICE))).body;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-claims-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = cliHome(server);
-    mallory = cliHome(server);
-    await svcLogin(alice, ALICE);
-    await svcLogin(mallory, MALLORY);
-  });
-  afterAll(async () => {
-    for (const runtime of runtimes) runtime.kill('SIGTERM');
-    await Promise.all(runtimes.map((runtime) => runtime.exited));
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    mallory?.remove();
-    rmSync(dir, { recursive: true, force: true });
+    server = fleet.server;
+    alice = fleet.user('alice').home;
+    mallory = fleet.user('mallory').home;
   });
 
   describe('device-id squatting', () => {
