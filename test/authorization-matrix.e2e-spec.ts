@@ -70,8 +70,16 @@ describe('authorization matrix (generated from the catalog and the role table)',
     return id;
   }
 
-  async function context(target: string): Promise<CallContext> {
-    const device = target === 'live' ? LIVE : target === 'fresh-device' ? await freshDevice() : SHARED;
+  /** A device of `persona`'s own; an account awaiting approval cannot approve one: it gets another's (it is refused before any device matters). */
+  async function ownDevice(persona: string): Promise<string> {
+    if (PERSONAS[persona].inactive) return freshDevice();
+    const id = `own-${++counter}`;
+    await fleet.addDevice(id, { owner: persona });
+    return id;
+  }
+
+  async function context(target: string, persona: string): Promise<CallContext> {
+    const device = target === 'live' ? LIVE : target === 'fresh-device' ? await freshDevice() : target === 'own-device' ? await ownDevice(persona) : SHARED;
     const org = target === 'fresh-org' ? await freshOrg() : ORG;
     return {
       device,
@@ -96,8 +104,10 @@ describe('authorization matrix (generated from the catalog and the role table)',
   const cases = MATRIX_ROWS.flatMap((row) => personaNames.map((persona) => [row.name, persona, expectedOutcome(row.rule, PERSONAS[persona]), row] as const));
 
   it.each(cases)('%s as %s → %s', async (_name, persona, expected, row) => {
-    const ctx = await context(row.target);
+    const ctx = await context(row.target, persona);
     const answer = await row.call(fleet.user(persona), ctx);
+    // A device of the caller's own goes again, so that listings hold only the matrix's devices.
+    if (row.target === 'own-device' && !PERSONAS[persona].inactive) await fleet.user(persona).run('devices_reject', { device: ctx.device });
     expect(outcomeOf(answer)).toBe(expected);
   });
 
