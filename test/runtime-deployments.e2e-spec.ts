@@ -171,6 +171,7 @@ describe('deployments on a real runtime', () => {
     runtime = startRuntimeProcess(['run'], env);
     const after = await eventually('web running again without a server', () => pidOf('web') !== before && pidOf('web'));
     expect(processRunning(after)).toBe(true);
-    expect(pidOf('worker')).toBeDefined();
+    // The worker restarts alongside, not necessarily before web: wait for it too.
+    expect(await eventually('the worker running again', () => pidOf('worker'))).toBeDefined();
   });
 });

@@ -103,11 +103,13 @@ describe('service jobs', () => {
     const detached = job({
       id: 'detached',
       steps: [{ name: 'up', run: 'echo up >> ups' }],
-      observe: { liveness: { every: '100ms', observe: 'test -e ups', fails_after: 2 }, health: { every: '100ms', observe: 'true', fails_after: 1 } },
+      // Probe timeouts are their intervals: long enough that a loaded machine's slow fork fails no check.
+      observe: { liveness: { every: '500ms', observe: 'test -e ups', fails_after: 2 }, health: { every: '1s', observe: 'true', fails_after: 1 } },
     });
     await engine.apply({ revision: 1, deployment: deployment('d1', [detached]) });
     await eventually('healthy', () => jobStatus(engine, 'detached')?.health === 'healthy');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Time for the liveness probe to pass twice: a detached job whose main step ended is not restarted.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
     expect(jobStatus(engine, 'detached')).toMatchObject({ status: 'running', health: 'healthy', restarts: 0, exit_code: 0 });
     expect(report(engine, 'd1')?.status).toBe('running');
   });
