@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { expectError } from './fixtures/expect-error';
-import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { pollRegistration, requestRegistration, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { RetentionJob } from '../apps/server/src/storage/retention.job';
@@ -21,7 +21,19 @@ import { AUDIT, REGISTRATIONS, REPORTS } from '../apps/server/src/storage/record
 type Entry = { timestamp: string; user: string; action: string; details: string };
 
 describe('audit logs', () => {
-  let idp: IdentityProviderHandle;
+  // Before the fleet starts: the server's log lines are read from stdout.
+  beforeAll(() => {
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return true;
+    });
+  });
+  const fleet = useFleet({
+    env: { AUDIT_RETENTION_DAYS: '30', REPORT_RETENTION_DAYS: '3', USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'audit.test', REGISTRATION_RATE_LIMIT: '1000', RUST_LOG: 'trace' },
+    relay: true,
+    users: { owner: 'owner@audit.test' },
+    orgs: { audco: { owner: 'owner' } },
+  });
   let server: TestServer;
   let owner: Caller;
   const apiKeys: string[] = [];
@@ -42,27 +54,11 @@ describe('audit logs', () => {
     apiKeys.push((await pollRegistration(server, requestId)).body.api_key);
   }
 
-  beforeAll(async () => {
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      return true;
-    });
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, {
-      AUDIT_RETENTION_DAYS: '30',
-      REPORT_RETENTION_DAYS: '3',
-      USERS_NEED_APPROVAL: 'true',
-      USER_AUTO_ACCEPT_DOMAINS: 'audit.test',
-      REGISTRATION_RATE_LIMIT: '1000',
-      RUST_LOG: 'trace',
-      UNIFIED_PORT: '0',
-    });
-    owner = await as('owner@audit.test');
-    await server.api.post('/orgs', { id: 'audco', email: 'owner@audit.test' }, server.admin);
+  beforeAll(() => {
+    server = fleet.server;
+    owner = fleet.user('owner').caller;
   });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  afterAll(() => {
     jest.restoreAllMocks();
   });
 

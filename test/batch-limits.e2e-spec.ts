@@ -6,14 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '@svc/common';
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { requestRegistration, TestServer } from './fixtures/test-server';
 import { AuditRepository } from '../apps/server/src/storage/repositories/audit.repository';
+import { useFleet } from './fixtures/fleet';
 
 describe('batch and sharing limits', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
   let owner: Caller;
   /** Writes `count` audit entries for a device, newest last, after its registration. */
@@ -27,17 +27,12 @@ describe('batch and sharing limits', () => {
   };
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
+    server = fleet.server;
     owner = await server.login('owner@limits.test');
     for (const [id, name] of [['lim-1', 'box-one'], ['lim-2', 'box-two'], ['lim-3', 'box-three'], ['lim-4', 'box-four'], ['lim-5', 'box-five'], ['lim-6', 'box-six'], ['lim-small', 'small']]) {
       await server.api.post('/devices/approve', { request_id: await requestRegistration(server, id, 'user:owner@limits.test', name) }, owner);
     }
     for (const id of ['lim-1', 'lim-2', 'lim-3', 'lim-4', 'lim-5', 'lim-6']) await history(id, 1001);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   describe('device_audit_logs batches', () => {

@@ -17,27 +17,22 @@ import {
 import type { Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { schemaErrors } from './fixtures/json-schema';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { pollRegistration, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { pollRegistration, submitRegistration, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 const ALICE = 'alice@example.test';
 const BOB = 'bob@example.test';
 
 describe('operation catalog: calls as the catalog describes them', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
   let alice: Caller;
   const called = new Set<OperationName>();
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
+    server = fleet.server;
     alice = await server.login(ALICE);
     await server.api.get('/me', await server.login(BOB));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   /** Calls `name` with `input` the way the SDK will; expects a 2xx whose body fits the result schema (or `shape`'s). */

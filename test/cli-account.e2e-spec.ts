@@ -7,10 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@account.test';
 const ROOT = 'root@account.test';
@@ -25,7 +25,14 @@ interface Account {
 }
 
 describe('svc whoami, login, orgs create and a viewer listing', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the runtime stops before the server.
+  afterAll(async () => {
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    for (const h of homes) h.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ env: { ADMIN_EMAILS: ROOT }, relay: true });
   let server: TestServer;
   let dir: string;
   let runtime: RuntimeProcess;
@@ -36,18 +43,9 @@ describe('svc whoami, login, orgs create and a viewer listing', () => {
     return h;
   };
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-account-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', ADMIN_EMAILS: ROOT });
-  });
-  afterAll(async () => {
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    for (const h of homes) h.remove();
-    rmSync(dir, { recursive: true, force: true });
+    server = fleet.server;
   });
 
   it('whoami without a login says so and exits 3', async () => {

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { collect, CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { startTestServer, TestServer } from './fixtures/test-server';
+import { freePort } from './fixtures/free-port';
 
 const ALICE = 'alice@cli-auth.test';
 
@@ -129,12 +130,7 @@ describe('svc login / refresh / logout (real binary, real identity provider)', (
     const h = home();
     await svcLogin(h, ALICE);
     // A port with nothing on it yet; a relay to the real server opens there a moment after svc starts.
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await freePort();
     const target = new URL(server.url);
     const child = spawnSvc(h, ['devices', 'list', '--json'], { env: { SVC_SERVER_URL: `http://127.0.0.1:${port}` } });
     const done = collect(child, ['devices', 'list']);

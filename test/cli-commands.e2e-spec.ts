@@ -10,6 +10,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { startTestServer, TestServer } from './fixtures/test-server';
 import { TEST_CARRIER } from './fixtures/runtime-process';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@cli-cmd.test';
 const BOB = 'bob@cli-cmd.test';
@@ -77,10 +78,7 @@ describe('svc devices / access / orgs / runtime (real binary, real runtime)', ()
     expect(await svcJson(alice, ['devices', 'approve', pending[0].request_id])).toMatchObject({ status: 'approved' });
     await waitForOutput(/tunnel up/);
     let status = await svc(alice, ['devices', 'status', DEVICE, '--json']);
-    for (let i = 0; i < 50 && status.code !== 0; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = await svc(alice, ['devices', 'status', DEVICE, '--json']);
-    }
+    await eventually('the device status', async () => (status = await svc(alice, ['devices', 'status', DEVICE, '--json'])).code === 0).catch(() => undefined);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ status: 'online', health: 'healthy' });
     const creds = JSON.parse(readFileSync(deviceHome.credentialsPath, 'utf8'));

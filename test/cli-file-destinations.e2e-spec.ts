@@ -14,6 +14,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, collect, spawnSvc, svc, SVC_BIN, SvcResult, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@file-destinations.test';
 const DEVICE = 'dest-1';
@@ -109,7 +110,7 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
       execFileSync('truncate', ['-s', '4G', big]); // sparse: read fast, copied slowly enough to be cut
       const copy = spawnSvc(alice, ['cp', `dest-lost:${big}`, join(lost, 'copy.bin')]);
       const result = collect(copy, ['cp'], { timeoutMs: 120_000 });
-      await until(() => tempFiles(lost).length > 0 && statSync(join(lost, tempFiles(lost)[0])).size > 0);
+      await eventually('a partial temp file', () => tempFiles(lost).length > 0 && statSync(join(lost, tempFiles(lost)[0])).size > 0, { timeoutMs: 60_000 });
       doomed.kill('SIGKILL');
       const { code, stderr } = await result;
       expect(code).not.toBe(0);
@@ -139,7 +140,7 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
       const reader = drainFifo(fifo, join(device, 'from-upload-pipe'));
       // The reader opens the FIFO a moment after it starts: until then the copy is refused as above.
       let copied: SvcResult | undefined;
-      await untilAsync(async () => (copied = await svc(alice, ['cp', join(local, 'to-fifo.txt'), `${DEVICE}:${fifo}`])).code === 0);
+      await eventually('the copy into the fifo', async () => (copied = await svc(alice, ['cp', join(local, 'to-fifo.txt'), `${DEVICE}:${fifo}`])).code === 0, { timeoutMs: 60_000, intervalMs: 200 });
       ok(copied!);
       await reader.done;
       expect(readFileSync(join(device, 'from-upload-pipe'), 'utf8')).toBe('into the pipe\n');
@@ -153,7 +154,7 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
       const before = reads();
       const refused = fifos.map((fifo, n) => svc(alice, ['cp', `${DEVICE}:${fifo}`, join(local, `fifo-copy-${n}`)], { timeoutMs: 90_000 }).catch((err: Error) => err));
       try {
-        await until(() => reads() >= before + 4);
+        await eventually('four more reads', () => reads() >= before + 4, { timeoutMs: 60_000 });
         const copy = await svc(alice, ['cp', `${DEVICE}:${join(device, 'source.txt')}`, join(local, 'after-fifos.txt')], { timeoutMs: 60_000 });
         ok(copy);
         for (const result of await Promise.all(refused)) {
@@ -219,20 +220,4 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
 
 function tempFiles(directory: string): string[] {
   return execFileSync('ls', ['-A', directory]).toString().split('\n').filter((name) => /\.svc-[0-9a-f]{12}\.tmp$/.test(name));
-}
-
-async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function untilAsync(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IPty, spawn as spawnPty } from '@lydell/node-pty';
 import { callTool, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, SVC_BIN, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { CliHome, svc, SVC_BIN, svcJson } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-manners-device.test';
 const DEVICE = 'md-1';
@@ -101,10 +101,15 @@ async function startCuttablePath(server: TestServer): Promise<{ url: string; cut
 }
 
 describe('svc manners with a real device', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-manners-device-'));
+  // The test's own data directory: its CA file outlives the server stopped by the last test.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-manners-data-'));
+  // Declared before the fleet, so that it runs first: the runtime stops before the server.
+  afterAll(async () => {
+    await stopRuntime();
+  });
+  const fleet = useFleet({ env: { DATA_DIR: dataDir }, relay: true, users: { alice: ALICE }, devices: { [DEVICE]: { owner: 'alice' } } });
   let server: TestServer;
-  let dataDir: string;
-  let dir: string;
   let alice: CliHome;
   let apiKey: string;
   let runtime: RuntimeProcess | undefined;
@@ -120,21 +125,12 @@ describe('svc manners with a real device', () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-manners-device-'));
-    // The test's own data directory: its CA file outlives the server stopped by the last test.
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-manners-data-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', DATA_DIR: dataDir });
-    apiKey = await registerDevice(server, DEVICE, `user:${ALICE}`, await server.login(ALICE));
+    server = fleet.server;
+    apiKey = fleet.device(DEVICE).apiKey;
     await startRuntime();
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+    alice = fleet.user('alice').home;
   });
-  afterAll(async () => {
-    await stopRuntime();
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -8,10 +8,10 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { CliHome, cliHome, svc, svcInTerminal, svcLogin } from './fixtures/svc-cli';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, svc, svcInTerminal } from './fixtures/svc-cli';
 import { callToolError, startMcp } from './fixtures/mcp-session';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-manners.test';
 
@@ -30,27 +30,21 @@ function errorJson(stdout: string): { code: string; message: string; exit_code: 
 }
 
 describe('svc error manners (real binary)', () => {
-  let idp: IdentityProviderHandle;
+  // A data directory of the test's: the CA file in it outlives the server stopped at the end.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-manners-'));
+  const fleet = useFleet({ env: { DATA_DIR: dataDir }, relay: true, users: { alice: ALICE } });
   let server: TestServer;
   let alice: CliHome;
   let proxy: { url: string; server: Server };
-  let dataDir: string;
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    // A data directory of the test's: the CA file in it outlives the server stopped at the end.
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-manners-'));
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', DATA_DIR: dataDir });
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+    server = fleet.server;
+    alice = fleet.user('alice').home;
     proxy = await startBadGateway();
   });
   afterAll(async () => {
-    alice?.remove();
     await new Promise((resolve) => proxy?.server.close(resolve));
-    await server?.close();
-    await idp?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   describe('usage errors', () => {

@@ -10,11 +10,12 @@ import { connect as h2connect, ClientHttp2Session } from 'node:http2';
 import { connect as netConnect, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { TUNNEL_ALPN } from '@svc/common';
-import { waitFor } from './fixtures/deployment-jobs';
+
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 import { connectRuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { dialQuicStream } from './fixtures/quic-dial';
+import { eventually } from './fixtures/eventually';
 
 const FLOOD = 150;
 /** A TLS 1.3 ClientHello record header announcing 512 bytes, followed by only a few of them. */
@@ -67,7 +68,7 @@ describe('UNIFIED_PORT connection limits', () => {
     const stub = await connectRuntimeStub({ port, ca: target.tunnel!.caFile, apiKey });
     open.push({ destroy: () => stub.close() });
     expect(stub.hello).toMatchObject({ ok: true, device_id: deviceId });
-    await waitFor('the device online', async () => (await target.api.get(`/devices/${deviceId}/status`, owner)).body.status === 'online');
+    await eventually('the device online', async () => (await target.api.get(`/devices/${deviceId}/status`, owner)).body.status === 'online');
   }
 
   it('closes silent TCP connections and partial ClientHellos once the handshake deadline passes, while a runtime still connects', async () => {
@@ -75,12 +76,12 @@ describe('UNIFIED_PORT connection limits', () => {
     const silent = Array.from({ length: FLOOD }, () => rawConnection(port, '127.0.0.2'));
     const partial = Array.from({ length: FLOOD }, () => rawConnection(port, '127.0.0.2', PARTIAL_CLIENT_HELLO));
     open.push(...[...silent, ...partial].map((t) => t.socket));
-    await waitFor('the flood connected', () => [...silent, ...partial].every((t) => t.socket.readyState === 'open' || t.closed));
+    await eventually('the flood connected', () => [...silent, ...partial].every((t) => t.socket.readyState === 'open' || t.closed));
 
     await runtimeGetsIn('limits-dev-1', port, server);
 
-    await waitFor('every silent connection closed', () => countClosed(silent) === FLOOD, 30_000);
-    await waitFor('every partial ClientHello closed', () => countClosed(partial) === FLOOD, 30_000);
+    await eventually('every silent connection closed', () => countClosed(silent) === FLOOD, { timeoutMs: 30_000 });
+    await eventually('every partial ClientHello closed', () => countClosed(partial) === FLOOD, { timeoutMs: 30_000 });
   });
 
   it('closes a TLS connection that never sends its hello', async () => {
@@ -91,7 +92,7 @@ describe('UNIFIED_PORT connection limits', () => {
     let closed = false;
     socket.once('secureConnect', () => (secured = true));
     socket.once('close', () => (closed = true));
-    await waitFor('the connection closed', () => closed, 30_000);
+    await eventually('the connection closed', () => closed, { timeoutMs: 30_000 });
     expect(secured).toBe(true);
   });
 
@@ -108,8 +109,8 @@ describe('UNIFIED_PORT connection limits', () => {
       sessions.push(tracked);
       open.push(session);
     }
-    await waitFor('the sessions connected', () => sessions.every((s) => !s.session.connecting || s.closed));
-    await waitFor('every idle session closed', () => countClosed(sessions) === sessions.length, 30_000);
+    await eventually('the sessions connected', () => sessions.every((s) => !s.session.connecting || s.closed));
+    await eventually('every idle session closed', () => countClosed(sessions) === sessions.length, { timeoutMs: 30_000 });
   });
 
   describe('caps', () => {
@@ -124,14 +125,14 @@ describe('UNIFIED_PORT connection limits', () => {
       const port = capped.tunnel!.port;
       const flood = Array.from({ length: 100 }, () => rawConnection(port, '127.0.0.3'));
       open.push(...flood.map((t) => t.socket));
-      await waitFor('60 refused', () => countClosed(flood) === 60, 30_000);
+      await eventually('60 refused', () => countClosed(flood) === 60, { timeoutMs: 30_000 });
 
       await runtimeGetsIn('limits-dev-2', port, capped);
       expect(countClosed(flood)).toBe(60);
 
       const again = rawConnection(port, '127.0.0.3');
       open.push(again.socket);
-      await waitFor('one more refused', () => again.closed, 30_000);
+      await eventually('one more refused', () => again.closed, { timeoutMs: 30_000 });
       expect(countClosed(flood)).toBe(60);
     });
 

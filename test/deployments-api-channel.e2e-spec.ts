@@ -13,14 +13,19 @@ import { Storage } from '../apps/server/src/storage/storage.port';
 import { REPORTS } from '../apps/server/src/storage/records';
 import type { Caller } from './fixtures/api-client';
 import { ChannelEnd, deployRequest, runningReport, serviceJob } from './fixtures/deployments';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { registerDevice, TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+import { eventually } from './fixtures/eventually';
 
 const OWNER = 'owner@channel.test';
 
 describe('deployment channel', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the stubs leave before the server stops.
+  afterAll(() => {
+    for (const stub of stubs) stub.close();
+  });
+  const fleet = useFleet({ env: { REPORT_RETENTION_DAYS: '2' }, relay: true, users: { owner: OWNER } });
   let server: TestServer;
   let owner: Caller;
   let devices = 0;
@@ -42,23 +47,9 @@ describe('deployment channel', () => {
   const status = async (id: string, deploymentId?: string) => (await server.api.post('/devices/deployments/status', { device: id, deployment_id: deploymentId }, owner)).body;
   const activeOf = async (id: string) => (await server.api.get(`/devices/${id}/deployments/active`, owner)).body.active_deployment_id;
 
-  async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', REPORT_RETENTION_DAYS: '2' });
-    owner = await server.login(OWNER);
-  });
-  afterAll(async () => {
-    for (const stub of stubs) stub.close();
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
+    owner = fleet.user('owner').caller;
   });
 
   it('sends a device without deployments an empty desired state on connect', async () => {
@@ -121,7 +112,7 @@ describe('deployment channel', () => {
       { id: 'db', status: 'restarting', health: 'unhealthy', reason: 'exited with 1', exit_code: 1 },
     ] });
     channel.raw(JSON.stringify({ type: 'report', report: { ...report, from_a_newer_runtime: true } }) + '\n');
-    await eventually(async () => (await status(id)).reported_at !== null, 'the report');
+    await eventually('the report', async () => (await status(id)).reported_at !== null);
     expect(await status(id)).toEqual({
       ...report,
       jobs: [{ ...report.jobs[0], log_tail: ['listening on :8080', 'colour \\u001b[31mred'] }, report.jobs[1]],
@@ -145,7 +136,7 @@ describe('deployment channel', () => {
     channel.report(runningReport('00000000-0000-4000-8000-000000000000', ['web']));
     channel.raw(JSON.stringify({ type: 'hello-from-the-future' }) + '\n');
     channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
-    await eventually(async () => (await status(id)).reported_at !== null, 'the valid report');
+    await eventually('the valid report', async () => (await status(id)).reported_at !== null);
     expect((await status(id)).status).toBe('degraded');
     const stored = await server.app.get(Storage).collection(REPORTS).find({ deviceId: id });
     expect(stored.map((r) => r.subject)).toEqual([deploymentId]);
@@ -217,9 +208,9 @@ describe('deployment channel', () => {
     await channel.next((d) => d.deployment?.id === bad);
     const report = (reason: string): DeploymentStatusReport => ({ ...runningReport(bad, ['web'], { status: 'rolled_back' }), rollback: { reason, to_deployment_id: old } });
     channel.report(report('not healthy'));
-    await eventually(async () => (await status(id)).status === 'rolled_back', 'the rollback report');
+    await eventually('the rollback report', async () => (await status(id)).status === 'rolled_back');
     channel.report(report('still not healthy'));
-    await eventually(async () => (await status(id)).rollback?.reason === 'still not healthy', 'the second report');
+    await eventually('the second report', async () => (await status(id)).rollback?.reason === 'still not healthy');
     expect(await activeOf(id)).toBe(bad);
     const logs = (await server.api.get(`/devices/${id}/audit-logs?max=20`, owner)).body.logs as { action: string; details: string }[];
     expect(logs.filter((e) => e.action === 'device.deployment_rolled_back').map((e) => e.details)).toEqual([
@@ -238,19 +229,19 @@ describe('deployment channel', () => {
       channel.report(runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: [`line ${i}`] }] }));
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    await eventually(async () => (await stored()) === 1, 'the first report');
+    await eventually('the first report', async () => (await stored()) === 1);
     // Stored once, but heard every time: the status says when the device last reported.
     const repeat = runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: ['line 4'] }], reported_at: new Date(Date.now() + 60_000).toISOString() });
     channel.report(repeat);
-    await eventually(async () => (await status(id)).reported_at === repeat.reported_at, 'the time of the repeat');
+    await eventually('the time of the repeat', async () => (await status(id)).reported_at === repeat.reported_at);
     expect(await stored()).toBe(1);
     channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
-    await eventually(async () => (await stored()) === 2, 'the changed report');
+    await eventually('the changed report', async () => (await stored()) === 2);
     // A new desired state: the runtime reports afresh, and that report is stored even when unchanged.
     await deploy(id, deployRequest([serviceJob('web', { env: { A: '1' } })]));
     await channel.next((d) => d.deployment?.jobs[0].env.A === '1');
     channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
-    await eventually(async () => (await stored()) === 3, 'the report after the change');
+    await eventually('the report after the change', async () => (await stored()) === 3);
   });
 
   it('opens a new channel on reconnect, and leaves a runtime without the channel alone', async () => {
@@ -272,7 +263,7 @@ describe('deployment channel', () => {
     await connect(apiKey, { deployments: channel.handler });
     await channel.next();
     channel.report(runningReport(deploymentId, ['web']));
-    await eventually(async () => (await status(id)).status === 'running', 'the report');
+    await eventually('the report', async () => (await status(id)).status === 'running');
     server.clock.advance(DAY_MS);
     expect((await status(id)).status).toBe('running');
     server.clock.advance(DAY_MS + 1000);

@@ -8,14 +8,18 @@ import type { ServerHttp2Stream } from 'node:http2';
 import { TUNNEL_OPS } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 
 const OWNER = 'owner@logs.test';
 
 describe('job logs', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the stub leaves before the server stops.
+  afterAll(() => {
+    stub?.close();
+  });
+  const fleet = useFleet({ users: { owner: OWNER }, devices: { 'logs-1': { owner: 'owner' } }, relay: true });
   let server: TestServer;
   let owner: Caller;
   let stub: RuntimeStub | undefined;
@@ -46,17 +50,10 @@ describe('job logs', () => {
   };
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    owner = await server.login(OWNER);
-    const apiKey = await registerDevice(server, id, `user:${OWNER}`, owner);
-    stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey, handlers: { [TUNNEL_OPS.deploymentLogs]: logs } });
+    server = fleet.server;
+    owner = fleet.user('owner').caller;
+    stub = await connectRuntimeStub({ port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: fleet.device(id).apiKey, handlers: { [TUNNEL_OPS.deploymentLogs]: logs } });
     expect(stub.hello.ok).toBe(true);
-  });
-  afterAll(async () => {
-    stub?.close();
-    await server?.close();
-    await idp?.stop();
   });
   beforeEach(() => {
     seenArgs = [];

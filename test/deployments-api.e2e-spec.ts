@@ -9,14 +9,14 @@ import { DEPLOY_LIMITS, Deployment } from '@svc/common';
 import type { ApiResponse, Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { expectError } from './fixtures/expect-error';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 const OWNER = 'owner@deploy.test';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 describe('deployments API', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
   let owner: Caller;
   let editor: Caller;
@@ -45,13 +45,8 @@ describe('deployments API', () => {
   const activeOf = async (device: string) => (await server.api.get(`/devices/${device}/deployments/active`, owner)).body.active_deployment_id;
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
+    server = fleet.server;
     [owner, editor, viewer, stranger] = await Promise.all(['owner', 'editor', 'viewer', 'stranger'].map((who) => server.login(`${who}@deploy.test`)));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   it('serves every route: new, show, active, activate, deploy, status, clone, list, undeploy, rm', async () => {

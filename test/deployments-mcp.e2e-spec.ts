@@ -8,12 +8,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Deployment, DeploymentStatus, DeploymentSummary } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
-import { DeployProject, eventually, processRunning } from './fixtures/deploy-project';
+import { DeployProject, processRunning } from './fixtures/deploy-project';
+import { eventually } from './fixtures/eventually';
+import { useFleet } from './fixtures/fleet';
 import { callTool, callToolError, McpSession, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import type { RuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, svc, svcJson } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@deployments-mcp.test';
 /** Runs a runtime. */
@@ -51,11 +52,19 @@ const BAD_COMPOSE = `services:
 `;
 
 describe('deploy files and the deployment tools of svc mcp (real binary, real server, real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  // The runtime's home: made before the fleet starts it.
+  const project = new DeployProject();
+  const fleet = useFleet({
+    users: { alice: ALICE },
+    devices: {
+      [DEVICE]: { owner: 'alice', runtime: { env: { HOME: project.dir, SVC_CONFIG_DIR: `${project.dir}/device`, SVC_IMAGE_UPDATE_INTERVAL: 'off' }, readyLog: 'deployment channel open' } },
+      [IDLE]: { owner: 'alice' },
+      [COMPOSE]: { owner: 'alice' },
+    },
+  });
   let server: TestServer;
   let owner: Caller;
   let runtime: RuntimeProcess;
-  let project: DeployProject;
   let alice: CliHome;
   let mcp: McpSession;
   const ticker = setInterval(() => server?.clock.advance(20), 20);
@@ -66,29 +75,17 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
   const describeLast = async () => `last status: ${JSON.stringify(await status())}\nruntime log:\n${runtime.stderr.slice(-20).join('\n')}`;
 
   beforeAll(async () => {
-    project = new DeployProject();
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    owner = await server.login(ALICE);
-    const apiKey = await registerDevice(server, DEVICE, `user:${ALICE}`, owner);
-    await registerDevice(server, IDLE, `user:${ALICE}`, owner);
-    await registerDevice(server, COMPOSE, `user:${ALICE}`, owner);
-    runtime = startRuntimeProcess(['run'], { HOME: project.dir, SVC_CONFIG_DIR: `${project.dir}/device`, SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' });
-    await runtime.waitForLog('deployment channel open');
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+    server = fleet.server;
+    owner = fleet.user('alice').caller;
+    runtime = fleet.device(DEVICE).runtime!;
+    alice = fleet.user('alice').home;
     // The MCP server's working directory is the project: device_deploy's relative paths are read there.
     mcp = await startMcp(alice.env, [], project.dir);
   });
   afterAll(async () => {
     clearInterval(ticker);
     await mcp?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    project?.remove();
+    project.remove();
   });
 
   describe('svc deploy with a bad file', () => {
@@ -156,7 +153,7 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
       const deployed = await callTool(mcp, 'device_deploy', { device: DEVICE, file: 'sleeper.yaml' });
       expect(deployed).toEqual({ status: 'deployed', deployment_id: expect.any(String) });
       ids.first = deployed.deployment_id;
-      await eventually('the job running', () => project.pid('mcp-sleeper'), describeLast);
+      await eventually('the job running', () => project.pid('mcp-sleeper'), { describe: describeLast });
 
       const listed = await callTool<{ deployments: Deployment[] }>(mcp, 'device_deployment_list', { device: DEVICE });
       expect(listed.deployments).toEqual([expect.objectContaining({ id: ids.first, active: true, jobs: [expect.objectContaining({ id: 'sleeper', type: 'service' })] })]);
@@ -171,7 +168,7 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
           const answer = await callTool<{ results: Array<Record<string, unknown>> }>(mcp, 'device_deployment_status', { devices: [DEVICE, IDLE] });
           return answer.results[0].status === 'running' && answer;
         },
-        describeLast,
+        { describe: describeLast },
       );
       expect(batch.results).toEqual([
         expect.objectContaining({ device: DEVICE, deployment_id: ids.first, status: 'running', jobs: [expect.objectContaining({ id: 'sleeper', status: 'running', health: 'healthy' })] }),
@@ -190,15 +187,15 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
 
       expect(await callTool(mcp, 'device_deployment_activate', { device: DEVICE, deployment_id: ids.clone })).toEqual({ status: 'activated' });
       expect(await callTool(mcp, 'device_deployment_active', { device: DEVICE })).toEqual({ active_deployment_id: ids.clone });
-      await eventually('the second job running and the first restarted', () => project.pid('mcp-second') && !processRunning(before) && project.pid('mcp-sleeper'), describeLast);
-      await eventually('the clone reported running', async () => (await status(ids.clone)).status === 'running', describeLast);
+      await eventually('the second job running and the first restarted', () => project.pid('mcp-second') && !processRunning(before) && project.pid('mcp-sleeper'), { describe: describeLast });
+      await eventually('the clone reported running', async () => (await status(ids.clone)).status === 'running', { describe: describeLast });
       expect((await status()).jobs.map((job) => job.id)).toEqual(['sleeper', 'second']);
     });
 
     it('undeploys a job, creates and removes a deployment, and refuses to remove the active one', async () => {
       const second = project.pid('mcp-second')!;
       expect(await callTool(mcp, 'device_undeploy', { device: DEVICE, job_id: 'second' })).toEqual({ status: 'undeployed' });
-      await eventually('the undeployed job stopped', () => !processRunning(second), describeLast);
+      await eventually('the undeployed job stopped', () => !processRunning(second), { describe: describeLast });
       const created = await callTool<Deployment>(mcp, 'device_deployment_new', { device: DEVICE });
       expect(created).toMatchObject({ active: false, jobs: [] });
       expect(await callTool(mcp, 'device_deployment_rm', { device: DEVICE, deployment_id: created.id })).toEqual({ status: 'removed' });

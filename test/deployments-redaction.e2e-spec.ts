@@ -4,17 +4,14 @@
  * job that prints its secret. The viewer sees the jobs, their env names and file names, and the
  * status, but no env value, no inline file content and no log tail; the owner sees everything.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Deployment, DeploymentStatus, REDACTED } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
-import { DeployProject, deploymentDocument, eventually } from './fixtures/deploy-project';
+import { DeployProject, deploymentDocument } from './fixtures/deploy-project';
+import { eventually } from './fixtures/eventually';
 import { expectError } from './fixtures/expect-error';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, svc, svcJson } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 
 const OWNER = 'owner@redaction.test';
 const VIEWER = 'viewer@redaction.test';
@@ -23,12 +20,13 @@ const SECRET = 'TOPSECRET-7c1f';
 const FILE_SECRET = 'FILE-SECRET-93ab';
 
 describe('deployment secrets and viewers (real binary, real server, real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({
+    users: { owner: OWNER, viewer: VIEWER },
+    devices: { [DEVICE]: { owner: 'owner', shares: { viewer: 'viewer' }, runtime: { env: { SVC_IMAGE_UPDATE_INTERVAL: 'off' }, readyLog: 'deployment channel open' } } },
+  });
   let server: TestServer;
   let owner: Caller;
   let viewer: Caller;
-  let runtime: RuntimeProcess;
-  let home: string;
   let project: DeployProject;
   let ownerCli: CliHome;
   let viewerCli: CliHome;
@@ -37,20 +35,12 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
   const status = (caller: Caller) => server.api.post('/devices/deployments/status', { device: DEVICE }, caller);
 
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'svc-redaction-'));
     project = new DeployProject();
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    owner = await server.login(OWNER);
-    viewer = await server.login(VIEWER);
-    const apiKey = await registerDevice(server, DEVICE, `user:${OWNER}`, owner);
-    expect((await server.api.post(`/devices/${DEVICE}/access`, { email_or_org_id: VIEWER, role: 'viewer' }, owner)).status).toBe(200);
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'device'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' });
-    await runtime.waitForLog('deployment channel open');
-    ownerCli = cliHome(server);
-    viewerCli = cliHome(server);
-    await svcLogin(ownerCli, OWNER);
-    await svcLogin(viewerCli, VIEWER);
+    server = fleet.server;
+    owner = fleet.user('owner').caller;
+    viewer = fleet.user('viewer').caller;
+    ownerCli = fleet.user('owner').home;
+    viewerCli = fleet.user('viewer').home;
 
     project.write('token.txt', `${FILE_SECRET}\n`);
     const job = `  - id: app
@@ -65,16 +55,9 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
     await svcJson(ownerCli, ['deploy', DEVICE, project.write('app.yaml', deploymentDocument('app', [job]))]);
     await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)));
   });
-  afterAll(async () => {
+  afterAll(() => {
     clearInterval(ticker);
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    ownerCli?.remove();
-    viewerCli?.remove();
     project?.remove();
-    rmSync(home, { recursive: true, force: true });
   });
 
   it('shows the owner env values and file contents, and a viewer the names only (REST)', async () => {

@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, DeploymentStatus } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
-import { DeployProject, deploymentDocument, eventually, freePort, httpText, loopJob, processRunning, singleJob, webJob } from './fixtures/deploy-project';
+import { DeployProject, deploymentDocument, httpText, loopJob, processRunning, singleJob, webJob } from './fixtures/deploy-project';
+import { eventually } from './fixtures/eventually';
+import { freePort } from './fixtures/free-port';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, collect, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
@@ -60,7 +62,7 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
   const restStatus = async (deploymentId?: string): Promise<DeploymentStatus> =>
     (await server!.api.post('/devices/deployments/status', { device: DEVICE, deployment_id: deploymentId }, owner)).body as DeploymentStatus;
   const lastStatus = async () => `last status: ${server ? JSON.stringify(await restStatus().catch(() => 'none')) : 'server down'}\nruntime log:\n${runtime?.stderr.slice(-30).join('\n') ?? 'not running'}`;
-  const until = <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>) => eventually(what, check, lastStatus);
+  const until = <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>) => eventually(what, check, { describe: lastStatus });
   const statusIs = (wanted: string, deploymentId?: string) => until(`deployment ${deploymentId ?? '(active)'} ${wanted}`, async () => (await restStatus(deploymentId)).status === wanted);
 
   beforeAll(async () => {

@@ -2,16 +2,21 @@
  * device_access_list / add / remove over real HTTP: result shapes, role updates, refusals, what a
  * shared user gains and loses, and devices addressed by name as well as by id.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { requestRegistration, TestServer } from './fixtures/test-server';
 
 type Entry = { email?: string; org_id?: string; role: string };
 const byName = (a: Entry, b: Entry) => (a.email ?? a.org_id!).localeCompare(b.email ?? b.org_id!);
 
 describe('device access', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({
+    env: { REGISTRATION_RATE_LIMIT: '1000' },
+    users: { alice: 'alice@access.test' },
+    orgs: { team: { owner: 'lead@access.test', members: { 'teammate@access.test': 'editor' } } },
+    devices: { 'acc-1': { owner: 'alice', hostname: 'acc-box' } },
+  });
   let server: TestServer;
   let alice: Caller;
   const as = (email: string) => server.login(email);
@@ -31,17 +36,9 @@ describe('device access', () => {
     expect((await server.api.post('/devices/approve', { request_id: requestId }, approver)).status).toBe(200);
   }
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { REGISTRATION_RATE_LIMIT: '1000' });
-    alice = await as('alice@access.test');
-    await server.api.post('/orgs', { id: 'team', email: 'lead@access.test' }, server.admin);
-    await server.api.post('/orgs/team/members', { email: 'teammate@access.test', role: 'editor' }, server.admin);
-    await device('acc-1', 'acc-box', alice);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
   });
 
   it('starts with an empty access list', async () => {

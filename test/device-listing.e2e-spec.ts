@@ -4,17 +4,24 @@
  * that array, pages stay stable under inserts, and owned and shared devices merge without repeats.
  */
 import { randomBytes } from 'node:crypto';
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { requestRegistration, TestServer } from './fixtures/test-server';
 import { DevicesRepository } from '../apps/server/src/storage/repositories/devices.repository';
 
 type Item = { id: string; name: string; status: string; owner: string; request_id?: string };
 type Page = { items: Item[]; next_cursor: string | null };
 
 describe('device listing: filters and paging', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({
+    users: { alice: 'alice@list.test', bob: 'bob@list.test' },
+    orgs: { listorg: { owner: 'alice' } },
+    devices: {
+      ...Object.fromEntries([['ls-a2', 'alpha-2'], ['ls-a1', 'alpha-1'], ['ls-b1', 'beta-1'], ['ls-o1', 'org-box']].map(([id, hostname]) => [id, { owner: 'alice', hostname }])),
+      'ls-bob1': { owner: 'bob', shares: { alice: 'viewer' } },
+    },
+  });
   let server: TestServer;
   let alice: Caller;
   let requestId: string;
@@ -54,22 +61,10 @@ describe('device listing: filters and paging', () => {
   };
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-    alice = await server.login('alice@list.test');
-    const bob = await server.login('bob@list.test');
-    for (const [id, name] of [['ls-a2', 'alpha-2'], ['ls-a1', 'alpha-1'], ['ls-b1', 'beta-1'], ['ls-o1', 'org-box']]) {
-      await server.api.post('/devices/approve', { request_id: await requestRegistration(server, id, 'user:alice@list.test', name) }, alice);
-    }
-    await server.api.post('/orgs', { id: 'listorg', email: 'alice@list.test' }, server.admin);
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
     expect((await server.api.post('/orgs/listorg/devices', { device: 'ls-o1' }, alice)).status).toBe(200);
-    await registerDevice(server, 'ls-bob1', 'user:bob@list.test', bob);
-    expect((await server.api.post('/devices/ls-bob1/access', { email_or_org_id: 'alice@list.test', role: 'viewer' }, bob)).status).toBe(200);
     requestId = await requestRegistration(server, 'ls-pending', 'user:alice@list.test', 'alpha-new');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   it('answers the array of today without parameters: devices by id, then pending requests', async () => {

@@ -11,27 +11,24 @@ import { DeviceListItem, DeviceStatusResult } from '@svc/common';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { callTool, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { CliHome, svc, svcJson } from './fixtures/svc-cli';
+import { pollRegistration, registerDevice, submitRegistration, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@names.test';
 const VIEWER = 'vera@names.test';
 const STRANGER = 'stan@names.test';
 
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 describe('device names and last seen', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the runtimes stop before the server.
+  afterAll(async () => {
+    for (const rt of runtimes) rt.kill('SIGTERM');
+    await Promise.all(runtimes.map((rt) => rt.exited));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE } });
   let server: TestServer;
   let dir: string;
   let alice: CliHome;
@@ -46,20 +43,10 @@ describe('device names and last seen', () => {
     return rt;
   };
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-names-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
-  });
-  afterAll(async () => {
-    for (const rt of runtimes) rt.kill('SIGTERM');
-    await Promise.all(runtimes.map((rt) => rt.exited));
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    rmSync(dir, { recursive: true, force: true });
+    server = fleet.server;
+    alice = fleet.user('alice').home;
   });
 
   describe('svc runtime run --name', () => {
@@ -142,25 +129,33 @@ describe('device names and last seen', () => {
       const rt = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'seen-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(rt);
       await rt.waitForLog('tunnel up');
-      const connectedAt = await until<string>(async () => (await svcJson<DeviceStatusResult>(alice, ['devices', 'status', 'seen-1'])).last_seen ?? undefined, 'the connect time recorded');
+      const connectedAt = await eventually<string>('the connect time recorded', async () => (await svcJson<DeviceStatusResult>(alice, ['devices', 'status', 'seen-1'])).last_seen ?? undefined, { timeoutMs: 90_000 });
 
       const table = await svc(alice, ['devices', 'status', 'seen-1']);
       expect(table.stdout.split('\n')[1]).toMatch(/^seen-1\s+online\s+healthy\s+\S+.*\s+now$/);
 
       // Ten minutes of (server) time pass while the tunnel stays up: last_seen follows.
       server.clock.advance(10 * 60_000);
-      const later = await until<string>(async () => {
-        const seen = (await statusOf('seen-1')).last_seen;
-        return seen && Date.parse(seen) > Date.parse(connectedAt) ? seen : undefined;
-      }, 'last_seen to move past the connect time while online');
+      const later = await eventually<string>(
+        'last_seen to move past the connect time while online',
+        async () => {
+          const seen = (await statusOf('seen-1')).last_seen;
+          return seen && Date.parse(seen) > Date.parse(connectedAt) ? seen : undefined;
+        },
+        { timeoutMs: 90_000 },
+      );
       expect(Date.parse(later) - Date.parse(connectedAt)).toBeGreaterThanOrEqual(10 * 60_000);
 
       rt.kill('SIGTERM');
       await rt.exited;
-      const gone = await until(async () => {
-        const status = await statusOf('seen-1');
-        return status.status === 'offline' ? status : undefined;
-      }, 'seen-1 offline');
+      const gone = await eventually(
+        'seen-1 offline',
+        async () => {
+          const status = await statusOf('seen-1');
+          return status.status === 'offline' ? status : undefined;
+        },
+        { timeoutMs: 90_000 },
+      );
       expect(Date.parse(gone.last_seen!)).toBeGreaterThanOrEqual(Date.parse(later));
       const offline = await svc(alice, ['devices', 'status', 'seen-1']);
       expect(offline.stdout).toContain(gone.last_seen!);

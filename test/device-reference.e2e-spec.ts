@@ -3,17 +3,16 @@
  * reachable device's name, it is ambiguous: otherwise whoever shares a device with a chosen id
  * would capture every command addressed to the victim's device by name.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { expectError } from './fixtures/expect-error';
-import { registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, requestRegistration, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 describe('device references', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
+    server = fleet.server;
     const alice = await server.login('alice@ref.test');
     const mallory = await server.login('mallory@ref.test');
     const requestId = await requestRegistration(server, 'ref-alice-1', 'user:alice@ref.test', 'prod-db');
@@ -21,10 +20,6 @@ describe('device references', () => {
     await registerDevice(server, 'prod-db', 'user:mallory@ref.test', mallory);
     const shared = await server.api.post('/devices/prod-db/access', { email_or_org_id: 'alice@ref.test', role: 'editor' }, mallory);
     expect(shared.status).toBe(200);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   it('answers 409 naming both ids when a reference is one device\'s id and another\'s name', async () => {

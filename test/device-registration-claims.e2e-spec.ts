@@ -12,10 +12,11 @@ import { DeviceListItem } from '@svc/common';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { callTool, callToolError, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcInTerminal, svcJson, svcLogin } from './fixtures/svc-cli';
-import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { CliHome, svc, svcInTerminal, svcJson } from './fixtures/svc-cli';
+import { pollRegistration, registerDevice, submitRegistration, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@claims.test';
 const MALLORY = 'mallory@claims.test';
@@ -25,18 +26,14 @@ function inTerminal(home: CliHome, args: string[], answer: string): Promise<{ co
   return svcInTerminal(home, args, { cols: 200, answer: { when: /\[y\/N\]/, send: `${answer}\r` } });
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 describe('device id claims, key replacement and removal', () => {
-  let idp: IdentityProviderHandle;
+  // Declared before the fleet, so that it runs first: the runtimes stop before the server.
+  afterAll(async () => {
+    for (const runtime of runtimes) runtime.kill('SIGTERM');
+    await Promise.all(runtimes.map((runtime) => runtime.exited));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE, mallory: MALLORY } });
   let server: TestServer;
   let dir: string;
   let alice: CliHome;
@@ -48,23 +45,11 @@ describe('device id claims, key replacement and removal', () => {
   const approve = (requestId: string, caller: Caller) => server.api.post('/devices/approve', { request_id: requestId }, caller);
   const statusOf = async (deviceId: string) => (await server.api.get(`/devices/${deviceId}/status`, await as(ALICE))).body;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-claims-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = cliHome(server);
-    mallory = cliHome(server);
-    await svcLogin(alice, ALICE);
-    await svcLogin(mallory, MALLORY);
-  });
-  afterAll(async () => {
-    for (const runtime of runtimes) runtime.kill('SIGTERM');
-    await Promise.all(runtimes.map((runtime) => runtime.exited));
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    mallory?.remove();
-    rmSync(dir, { recursive: true, force: true });
+    server = fleet.server;
+    alice = fleet.user('alice').home;
+    mallory = fleet.user('mallory').home;
   });
 
   describe('device-id squatting', () => {
@@ -120,7 +105,7 @@ describe('device id claims, key replacement and removal', () => {
       const runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'rekey-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(runtime);
       await runtime.waitForLog('tunnel up');
-      await until(async () => (await statusOf('rekey-1')).status === 'online', 'rekey-1 online');
+      await eventually('rekey-1 online', async () => (await statusOf('rekey-1')).status === 'online', { timeoutMs: 60_000 });
       // A second runtime asks for the same id, with another key, for the same owner.
       ({ requestId } = await submitRegistration(server, 'rekey-1', `user:${ALICE}`, { hostname: 'other-host' }));
     });
@@ -169,7 +154,7 @@ describe('device id claims, key replacement and removal', () => {
       const { code, stdout } = await svc(alice, ['devices', 'approve', requestId, '--yes']);
       expect(code).toBe(0);
       expect(stdout).toContain('Approved rekey-1.');
-      await until(async () => (await statusOf('rekey-1')).status === 'offline', 'the old runtime cut off');
+      await eventually('the old runtime cut off', async () => (await statusOf('rekey-1')).status === 'offline', { timeoutMs: 60_000 });
     });
   });
 

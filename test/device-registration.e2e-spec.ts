@@ -2,29 +2,25 @@
  * The registration flow over real HTTP with tokens from the real identity provider:
  * register → list pending → approve (allowed and refused) → key delivered once → reject.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { generateDeviceIdentity, keyFingerprint } from '@svc/common';
-import { pollRegistration, registrationProof, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { pollRegistration, registrationProof, requestRegistration, TestServer } from './fixtures/test-server';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { DEVICES, REGISTRATIONS } from '../apps/server/src/storage/records';
+import { useFleet } from './fixtures/fleet';
 
 const INFO = { hostname: 'edge-1', platform: 'linux', architecture: 'aarch64', os_version: 'Debian 12' };
 /** A well-formed public key for requests whose polls these tests do not sign. */
 const PUBLIC_KEY = generateDeviceIdentity().publicKey;
 
 describe('device registration', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({
+    env: { REGISTRATION_RATE_LIMIT: '1000', MAX_PENDING_REGISTRATIONS: '5' },
+    orgs: { acme: { owner: 'boss@acme.test', members: { 'member@acme.test': 'editor' } } },
+  });
   let server: TestServer;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { REGISTRATION_RATE_LIMIT: '1000', MAX_PENDING_REGISTRATIONS: '5' });
-    await server.api.post('/orgs', { id: 'acme', email: 'boss@acme.test' }, server.admin);
-    await server.api.post('/orgs/acme/members', { email: 'member@acme.test', role: 'editor' }, server.admin);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   it('runs the whole flow: pending, approval, key exactly once, then rejection', async () => {
@@ -213,15 +209,10 @@ describe('device registration', () => {
 });
 
 describe('device registration rate limit', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ env: { REGISTRATION_RATE_LIMIT: '3' } });
   let server: TestServer;
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { REGISTRATION_RATE_LIMIT: '3' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   it('limits registrations per source address per minute', async () => {

@@ -6,10 +6,10 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { LIMITS } from '@svc/common';
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
 import { rawRequest, RawResponse } from './fixtures/raw-request';
-import { registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, requestRegistration, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 const ERROR_KEYS = ['code', 'error', 'message', 'requestId', 'statusCode'];
 
@@ -28,7 +28,7 @@ const DEEP_ARRAY = nested(5000);
 const TOO_DEEP = /nested more than 32 levels/;
 
 describe('hostile input', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
   let alice: Caller;
   let jsonRoutes: [string, string][];
@@ -46,8 +46,7 @@ describe('hostile input', () => {
   const INFO = { hostname: 'h', platform: 'linux', architecture: 'x86_64', os_version: 'Debian 12' };
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
+    server = fleet.server;
     alice = await server.login('alice@hostile.test');
     await registerDevice(server, 'hi-dev', 'user:alice@hostile.test', alice);
     const doc = (await server.api.get('/openapi.json')).body as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
@@ -56,10 +55,6 @@ describe('hostile input', () => {
         .filter(([, op]) => op.requestBody !== undefined)
         .map(([method, _op]): [string, string] => [method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'hi-dev')]),
     );
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   afterEach(async () => {

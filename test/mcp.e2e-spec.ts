@@ -6,16 +6,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targets';
 import { callTool, callToolError, McpSession, startMcp } from './fixtures/mcp-session';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { freePort } from './fixtures/free-port';
+import { CliHome, cliHome, svc } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@mcp.test';
 const BOB = 'bob@mcp.test';
@@ -32,50 +32,25 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** A port free right now, for a forward to listen on. */
-async function freePort(): Promise<number> {
-  const holder = createServer();
-  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-  const { port } = holder.address() as { port: number };
-  await new Promise((resolve) => holder.close(resolve));
-  return port;
-}
-
 describe('svc mcp (real binary, real server, real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  // Bob: an account to share with.
+  const fleet = useFleet({ users: { alice: ALICE, bob: BOB }, devices: { 'mcp-1': { owner: 'alice', runtime: true }, 'mcp-off': { owner: 'alice' } } });
   let server: TestServer;
-  let runtime: RuntimeProcess;
   let echo: TargetServer;
-  let dir: string;
   let deviceDir: string;
   let alice: CliHome;
   let mcp: McpSession;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-mcp-'));
     deviceDir = mkdtempSync(join(tmpdir(), 'svc-mcp-device-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const caller = await server.login(ALICE);
-    await server.login(BOB); // an account to share with
-    const apiKey = await registerDevice(server, 'mcp-1', `user:${ALICE}`, caller);
-    await registerDevice(server, 'mcp-off', `user:${ALICE}`, caller);
-    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
+    server = fleet.server;
     echo = await startEchoServer({ host: '127.0.0.1' });
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+    alice = fleet.user('alice').home;
     mcp = await startMcp(alice.env, [], alice.dir);
   });
   afterAll(async () => {
     await mcp?.close();
     await echo?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    rmSync(dir, { recursive: true, force: true });
     rmSync(deviceDir, { recursive: true, force: true });
   });
 

@@ -3,21 +3,16 @@
  * pending registrations on rename and delete, personal shares when a member leaves, and the
  * limits on sharing with and moving devices into organizations.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
-import { pollRegistration, registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { pollRegistration, registerDevice, requestRegistration, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 describe('organization edge cases', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
   const as = (email: string) => server.login(email);
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   it('renaming an organization carries its pending registrations to the new id', async () => {

@@ -2,38 +2,32 @@
  * Devices and organizations: org_devices_list / add / remove, role semantics of org members on
  * org-owned devices, and ALLOW_CROSS_ORG_DEVICE_SHARING off (default) and on (a second server).
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { FleetSpec, useFleet } from './fixtures/fleet';
+import { registerDevice, requestRegistration, TestServer } from './fixtures/test-server';
 
 const share = (server: TestServer, device: string, who: string, role: string, caller: Caller) =>
   server.api.post(`/devices/${device}/access`, { email_or_org_id: who, role }, caller);
 
-async function startWithFleet(idp: IdentityProviderHandle, env: Record<string, string>): Promise<TestServer> {
-  const server = await startTestServer(idp, { REGISTRATION_RATE_LIMIT: '1000', ...env });
-  await server.api.post('/orgs', { id: 'fleet', email: 'fadmin@fleet.test' }, server.admin);
-  await server.api.post('/orgs', { id: 'other', email: 'oboss@fleet.test' }, server.admin);
-  for (const [email, role] of [['fadmin2@fleet.test', 'admin'], ['feditor@fleet.test', 'editor'], ['fviewer@fleet.test', 'viewer']]) {
-    await server.api.post('/orgs/fleet/members', { email, role }, server.admin);
-  }
-  return server;
-}
+/** Organization `fleet` (an admin, an editor, a viewer besides its owner) and `other`. */
+const orgsOn = (env: Record<string, string>): FleetSpec => ({
+  env: { REGISTRATION_RATE_LIMIT: '1000', ...env },
+  orgs: {
+    fleet: { owner: 'fadmin@fleet.test', members: { 'fadmin2@fleet.test': 'admin', 'feditor@fleet.test': 'editor', 'fviewer@fleet.test': 'viewer' } },
+    other: { owner: 'oboss@fleet.test' },
+  },
+});
 
 describe('organizations and devices', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet(orgsOn({}));
   let server: TestServer;
   const as = (email: string) => server.login(email);
   const owners = async (caller: Caller) =>
     Object.fromEntries(((await server.api.get('/devices', caller)).body as { id: string; owner: string }[]).map((d) => [d.id, d.owner]));
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startWithFleet(idp, {});
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   describe('org_devices_add', () => {
@@ -188,12 +182,10 @@ describe('organizations and devices', () => {
   });
 
   describe('ALLOW_CROSS_ORG_DEVICE_SHARING=true (second server)', () => {
+    const openFleet = useFleet(orgsOn({ ALLOW_CROSS_ORG_DEVICE_SHARING: 'true' }));
     let open: TestServer;
-    beforeAll(async () => {
-      open = await startWithFleet(idp, { ALLOW_CROSS_ORG_DEVICE_SHARING: 'true' });
-    });
-    afterAll(async () => {
-      await open?.close();
+    beforeAll(() => {
+      open = openFleet.server;
     });
 
     it('allows sharing an organization device with non-members and other organizations', async () => {

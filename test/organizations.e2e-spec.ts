@@ -3,24 +3,19 @@
  * (rename) and org_delete, with what follows from each for memberships, scopes and devices.
  * Moving devices in and out of organizations and sharing rules: organizations-devices.e2e-spec.ts.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 describe('organizations', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ env: { ADMIN_EMAILS: 'Root@Orgs.test', REGISTRATION_RATE_LIMIT: '1000' } });
   let server: TestServer;
   const as = (email: string) => server.login(email);
   const ids = (res: ApiResponse) => (res.body as { id: string }[]).map((o) => o.id);
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { ADMIN_EMAILS: 'Root@Orgs.test', REGISTRATION_RATE_LIMIT: '1000' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   describe('org_create', () => {

@@ -3,14 +3,16 @@
  * organization deletion follow one rule. Only the owner (the owning user, or an admin of the owning
  * organization) changes the owner, only to a scope it speaks for, and the shares are dropped.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { generateDeviceIdentity } from '@svc/common';
-import { pollRegistration, registerDevice, requestRegistration, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { pollRegistration, registerDevice, requestRegistration, TestServer } from './fixtures/test-server';
 
 describe('ownership', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({
+    orgs: { fleet: { owner: 'fadmin@own.test', members: { 'fadmin2@own.test': 'admin', 'feditor@own.test': 'editor', 'fviewer@own.test': 'viewer' } } },
+  });
   let server: TestServer;
   const as = (email: string) => server.login(email);
   const share = async (device: string, who: string, role: string, caller: Caller) =>
@@ -21,17 +23,8 @@ describe('ownership', () => {
   const approve = async (requestId: string, caller: Caller) => server.api.post('/devices/approve', { request_id: requestId }, caller);
   const keyOf = async (requestId: string) => (await pollRegistration(server, requestId)).body.api_key;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-    await server.api.post('/orgs', { id: 'fleet', email: 'fadmin@own.test' }, server.admin);
-    for (const [email, role] of [['fadmin2@own.test', 'admin'], ['feditor@own.test', 'editor'], ['fviewer@own.test', 'viewer']]) {
-      await server.api.post('/orgs/fleet/members', { email, role }, server.admin);
-    }
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   describe('re-registration of a known device id', () => {

@@ -9,10 +9,11 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { approveInBrowser } from './fixtures/oidc';
+import { freePort } from './fixtures/free-port';
 
 const ROOT = resolve(__dirname, '..');
 const EMAIL = 'me@example.com';
@@ -49,17 +50,6 @@ function sectionCommands(heading: string): string[] {
     else commands.push(line);
   }
   return commands;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
 }
 
 interface Proc {

@@ -5,16 +5,16 @@
  * owner's pending budget, and a flood can be rejected in one call.
  */
 import { DeviceIdentityKeys, DeviceListItem, generateDeviceIdentity, keyFingerprint } from '@svc/common';
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { rawRequest } from './fixtures/raw-request';
-import { pollRegistration, registerDevice, registrationProof, startTestServer, submitRegistration, TestServer, TEST_DEVICE_INFO } from './fixtures/test-server';
+import { pollRegistration, registerDevice, registrationProof, submitRegistration, TestServer, TEST_DEVICE_INFO } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 const PROOF_REFUSED = { statusCode: 401, error: 'Unauthorized', code: 'UNAUTHENTICATED', message: 'Registration proof missing or invalid' };
 
 describe('registration security', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ env: { MAX_PENDING_REGISTRATIONS: '6', MAX_PENDING_REGISTRATIONS_PER_SOURCE: '3' } });
   let server: TestServer;
   const as = (email: string) => server.login(email);
   const seconds = () => Math.floor(server.clock.now().getTime() / 1000);
@@ -27,13 +27,8 @@ describe('registration security', () => {
     return rawRequest(server.url, 'POST', '/auth/device', { body, headers: { 'content-type': 'application/json' }, localAddress: source });
   };
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { MAX_PENDING_REGISTRATIONS: '6', MAX_PENDING_REGISTRATIONS_PER_SOURCE: '3' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   describe('status poll proof', () => {

@@ -14,6 +14,7 @@ import { processRunning } from './fixtures/deployment-jobs';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually as waitUntil } from './fixtures/eventually';
 
 const OWNER = 'owner@deploy-e2e.test';
 const WAIT_MS = 30_000;
@@ -43,18 +44,11 @@ describe('deployments on a real runtime', () => {
   };
   const status = async (deploymentId?: string) => (await server!.api.post('/devices/deployments/status', { device: deviceId, deployment_id: deploymentId }, owner)).body;
 
-  async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) {
-        const last = server ? JSON.stringify(await status()) : 'server down';
-        throw new Error(`timed out waiting for ${what}; last status: ${last}\nruntime log:\n${runtime?.stderr.slice(-40).join('\n')}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
+  const eventually = <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>) =>
+    waitUntil(what, check, {
+      timeoutMs: WAIT_MS,
+      describe: async () => `last status: ${server ? JSON.stringify(await status()) : 'server down'}\nruntime log:\n${runtime?.stderr.slice(-40).join('\n')}`,
+    });
 
   let ticker: NodeJS.Timeout | undefined;
 
@@ -177,6 +171,7 @@ describe('deployments on a real runtime', () => {
     runtime = startRuntimeProcess(['run'], env);
     const after = await eventually('web running again without a server', () => pidOf('web') !== before && pidOf('web'));
     expect(processRunning(after)).toBe(true);
-    expect(pidOf('worker')).toBeDefined();
+    // The worker restarts alongside, not necessarily before web: wait for it too.
+    expect(await eventually('the worker running again', () => pidOf('worker'))).toBeDefined();
   });
 });

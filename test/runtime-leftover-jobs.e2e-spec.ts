@@ -14,17 +14,11 @@ import { processRunning } from './fixtures/deployment-jobs';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { freePort } from './fixtures/free-port';
+import { eventually as waitUntil } from './fixtures/eventually';
 
 const OWNER = 'owner@leftover-jobs.test';
 const WAIT_MS = 60_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** Live (not zombie) processes whose command line holds `marker`. */
 function processesWith(marker: string): number[] {
@@ -69,15 +63,8 @@ describe('jobs left running by a runtime killed with SIGKILL', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  async function eventually<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nruntime log:\n${runtime?.stderr.slice(-30).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
+  const eventually = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false) =>
+    waitUntil(what, check, { timeoutMs: WAIT_MS, describe: () => `runtime log:\n${runtime?.stderr.slice(-30).join('\n')}` });
 
   const webJob = async () => {
     const body = (await server.api.post('/devices/deployments/status', { device: 'leftover' }, owner)).body;

@@ -14,6 +14,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually as waitUntil } from './fixtures/eventually';
 
 const ALICE = 'alice@runtime-life.test';
 const WAIT_MS = 60_000;
@@ -59,15 +60,7 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function eventually<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  const eventually = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false) => waitUntil(what, check, { timeoutMs: WAIT_MS });
 
   const listed = async (deviceId: string) => (await svcJson<Listed[]>(alice, ['devices', 'list'])).filter((item) => item.device_id === deviceId || item.id === deviceId);
   const online = (deviceId: string) => eventually(`${deviceId} online`, async () => (await listed(deviceId)).some((item) => item.status === 'online'));
@@ -93,7 +86,11 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    const requestId = await eventually(`the registration request (output so far: ${output})`, () => /request (req_[A-Za-z0-9_-]+)\)/.exec(output)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(`the unit's command exited ${child.exitCode}:\n${output}`)) : undefined));
+    const requestId = await waitUntil('the registration request', () => /request (req_[A-Za-z0-9_-]+)\)/.exec(output)?.[1], {
+      timeoutMs: WAIT_MS,
+      giveUp: () => (child.exitCode === null ? undefined : `the unit's command exited ${child.exitCode}:\n${output}`),
+      describe: () => `output so far: ${output}`,
+    });
     expect(await listed('life-unit')).toEqual([expect.objectContaining({ status: 'pending' })]);
     expect((await svc(alice, ['devices', 'approve', requestId])).code).toBe(0);
     await online('life-unit');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const EXECS = 1000;
 const CONCURRENCY = 8;
@@ -80,15 +81,16 @@ describe('runtime process hygiene (real process)', () => {
 
     // What a finished command left in its group is stopped right after it (SIGTERM, SIGKILL 2 s
     // later): wait for that to settle, then nothing of ours may remain.
-    const deadline = Date.now() + 20_000;
     let children: ProcEntry[] = [];
     let strays: ProcEntry[] = [];
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    const settled = () => {
       const all = processes();
       children = all.filter((p) => p.ppid === runtime.pid);
       strays = all.filter((p) => p.cmdline.includes(`sleep ${MARKER}`));
-    } while ((children.length > 0 || strays.filter((p) => p.state !== 'Z').length > 0) && Date.now() < deadline);
+      return children.length === 0 && strays.every((p) => p.state === 'Z');
+    };
+    // Past the deadline the expectations below say what was left.
+    await eventually('the commands\' processes gone', settled, { timeoutMs: 20_000, intervalMs: 250 }).catch(() => undefined);
     expect(children).toEqual([]);
     // A background child's zombie belongs to whoever adopted it (PID 1 here, which may not reap);
     // what must not exist is a live one.

@@ -6,24 +6,16 @@
  * 1,000 runtimes coming back.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Caller } from './fixtures/api-client';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { freePort } from './fixtures/free-port';
+import { eventually } from './fixtures/eventually';
 
 const WAIT_MS = 45_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe.each(['tcp', 'quic'] as const)('runtime across a server restart (%s carrier)', (carrier) => {
   let idp: IdentityProviderHandle;
@@ -49,12 +41,10 @@ describe.each(['tcp', 'quic'] as const)('runtime across a server restart (%s car
   });
 
   async function statusOn(on: TestServer, caller: Caller, deviceId: string, wanted: string): Promise<unknown> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const status = (await on.api.get(`/devices/${deviceId}/status`, caller)).body as { status?: string };
-      if (status.status === wanted || Date.now() > deadline) return status.status;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const statusNow = async () => ((await on.api.get(`/devices/${deviceId}/status`, caller)).body as { status?: string }).status;
+    // Past the deadline the test's own expectation reports the status seen then.
+    await eventually(`${deviceId} ${wanted}`, async () => (await statusNow()) === wanted, { timeoutMs: WAIT_MS }).catch(() => undefined);
+    return statusNow();
   }
 
   it('reconnects by itself, in the same process, and runs commands on the new server', async () => {

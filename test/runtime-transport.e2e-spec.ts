@@ -13,6 +13,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 import { startTransportGate, TransportGate } from './fixtures/transport-gate';
+import { eventually } from './fixtures/eventually';
 
 const OWNER = 'user:alice@example.test';
 const WAIT_MS = 30_000;
@@ -65,8 +66,8 @@ describe('runtime transport selection (auto)', () => {
   /** Polls until the server holds the device's tunnel on `carrier`. */
   async function heldOn(server: TestServer, deviceId: string, carrier: 'quic' | 'tcp'): Promise<string | undefined> {
     const registry = server.app.get(TunnelRegistry);
-    const deadline = Date.now() + WAIT_MS;
-    while (registry.sessionOf(deviceId)?.carrier !== carrier && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Past the deadline the test's own expectation reports the carrier held then.
+    await eventually(`${deviceId} on ${carrier}`, () => registry.sessionOf(deviceId)?.carrier === carrier, { timeoutMs: WAIT_MS, intervalMs: 50 }).catch(() => undefined);
     return registry.sessionOf(deviceId)?.carrier;
   }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 describe.each(['tcp', 'quic'] as const)('a runtime without --ca (%s carrier)', (carrier) => {
   let idp: IdentityProviderHandle;
@@ -39,8 +40,7 @@ describe.each(['tcp', 'quic'] as const)('a runtime without --ca (%s carrier)', (
     expect(String(hint.hint)).toContain(`--pin sha256:${server.tunnel!.certificateSha256}`);
     // Retries go on (backing off), but the hint is not repeated at each one.
     const failures = () => runtime!.stderr.filter((l) => l.includes('"tunnel connection failed"')).length;
-    const deadline = Date.now() + 30_000;
-    while (failures() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await eventually('three failed attempts', () => failures() >= 3, { timeoutMs: 30_000 }).catch(() => undefined);
     expect(failures()).toBeGreaterThanOrEqual(3);
     expect(runtime.stderr.filter((l) => l.includes('the server certificate is not trusted'))).toHaveLength(1);
   });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@upload-temps.test';
 const HOUR_MS = 60 * 60 * 1000;
@@ -59,10 +60,10 @@ describe('stale upload temp files on the device', () => {
     runtimes.push(first);
     await first.waitForLog('tunnel up');
     stalledUpload(join(dir, 'device', 'stale.bin'), alice.token!);
-    await until(() => temps().length === 1);
+    await eventually('one upload temp file', () => temps().length === 1, { timeoutMs: 60_000 });
     const [stale] = temps();
     stalledUpload(join(dir, 'device', 'fresh.bin'), alice.token!);
-    await until(() => temps().length === 2);
+    await eventually('two upload temp files', () => temps().length === 2, { timeoutMs: 60_000 });
     const fresh = temps().find((name) => name !== stale)!;
     first.kill('SIGKILL');
     await first.exited;
@@ -76,11 +77,3 @@ describe('stale upload temp files on the device', () => {
     expect(temps()).toEqual([fresh]);
   }, 120_000);
 });
-
-async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

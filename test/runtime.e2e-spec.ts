@@ -12,6 +12,7 @@ import type { Caller } from './fixtures/api-client';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { startTestServer, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const OWNER = 'user:alice@example.test';
 const WAIT_MS = 30_000;
@@ -66,12 +67,10 @@ describe('runtime (real process)', () => {
   }
 
   async function deviceStatus(deviceId: string, wanted: string): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const status = (await server.api.get(`/devices/${deviceId}/status`, alice)).body as Record<string, unknown>;
-      if (status.status === wanted || Date.now() > deadline) return status;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const statusNow = async () => (await server.api.get(`/devices/${deviceId}/status`, alice)).body as Record<string, unknown>;
+    // Past the deadline the test's own expectation reports the status seen then.
+    await eventually(`${deviceId} ${wanted}`, async () => (await statusNow()).status === wanted, { timeoutMs: WAIT_MS, intervalMs: 50 }).catch(() => undefined);
+    return statusNow();
   }
 
   describe.each(['tcp', 'quic'] as const)('over %s', (carrier) => {
@@ -129,8 +128,7 @@ describe('runtime (real process)', () => {
       expect(exec.body).toMatchObject({ timed_out: true });
       const pgid = Number(exec.body.output.trim());
       expect(pgid).toBeGreaterThan(1);
-      const deadline = Date.now() + WAIT_MS;
-      while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually('the process group gone', () => !groupAlive(pgid), { timeoutMs: WAIT_MS }).catch(() => undefined);
       expect(groupAlive(pgid)).toBe(false);
     });
 
@@ -142,17 +140,12 @@ describe('runtime (real process)', () => {
       await rt.waitForLog('tunnel up');
       const marker = join(dir, 'pgid');
       const exec = server.api.post('/api/exec', { device: `rt-e2e-sigterm-${carrier}`, command: ['sh', '-c', `echo $$ > ${marker}; sleep 100 & sleep 100`], timeout_secs: 300 }, alice);
-      const deadline = Date.now() + WAIT_MS;
-      while (!existsSync(marker) || readFileSync(marker, 'utf8').trim() === '') {
-        if (Date.now() > deadline) throw new Error('the command never started');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const pgid = Number(readFileSync(marker, 'utf8').trim());
+      const pgid = Number(await eventually('the command to start', () => existsSync(marker) && readFileSync(marker, 'utf8').trim(), { timeoutMs: WAIT_MS, intervalMs: 20 }));
       rt.kill('SIGTERM');
       expect(await rt.exited).toEqual({ code: 0, signal: null });
       // The command's end still reaches the caller: killed by SIGTERM (128 + 15).
       expect((await exec).body).toMatchObject({ exit_code: 143, timed_out: false });
-      while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually('the process group gone', () => !groupAlive(pgid), { timeoutMs: WAIT_MS }).catch(() => undefined);
       expect(groupAlive(pgid)).toBe(false);
     });
 

@@ -5,29 +5,15 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceGrantLogin } from './fixtures/oidc';
 import { cliHome, svc, svcLogin } from './fixtures/svc-cli';
+import { freePort } from './fixtures/free-port';
+import { eventually } from './fixtures/eventually';
 
 const ROOT = resolve(__dirname, '..');
 const MAIN = join(ROOT, 'apps/server/dist/main.js');
-
-/**
- * A port free on every address: some servers here bind 0.0.0.0, which a client socket bound to
- * the same port on another loopback address (127.0.0.2 in the connection-limits suite) blocks.
- */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
-}
 
 interface Started {
   child: ChildProcess;
@@ -51,18 +37,14 @@ function startServer(env: Record<string, string>): Started {
 }
 
 async function waitForHealth(url: string, started: Started): Promise<Response> {
-  const deadline = Date.now() + 30_000;
   let exitedCode: number | null | undefined;
   void started.exited.then((c) => (exitedCode = c));
-  while (Date.now() < deadline) {
-    if (exitedCode !== undefined) throw new Error(`server exited (${exitedCode}): ${started.stderr()}`);
-    try {
-      return await fetch(url);
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`server did not answer in time: ${started.stderr()}`);
+  return eventually(`${url} to answer`, () => fetch(url), {
+    // Within the 60 s of the hook that calls it, on a loaded machine.
+    timeoutMs: 50_000,
+    giveUp: () => (exitedCode === undefined ? undefined : `server exited (${exitedCode}): ${started.stderr()}`),
+    describe: () => started.stderr(),
+  });
 }
 
 describe('npm start on the embedded defaults', () => {
@@ -109,7 +91,7 @@ describe('npm start on the embedded defaults', () => {
     expect(await me.json()).toMatchObject({ kind: 'user', email: 'first@example.test', scopes: ['user:first@example.test'] });
 
     // Structured JSON logs with request ids, and never the token.
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually('the request logged', () => started.stdout().includes(me.headers.get('x-request-id')!));
     const lines = started.stdout().trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', path: '/me', status: 200, requestId: me.headers.get('x-request-id') }));
     expect(started.stdout()).not.toContain(tokens.access_token);
@@ -188,8 +170,7 @@ describe('on a terminal', () => {
     child.stdout!.on('data', (d) => (out += d));
     const exited = new Promise((res) => child.once('exit', res));
     try {
-      const deadline = Date.now() + 30_000;
-      while (!/server listening/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await eventually('server listening', () => /server listening/.test(out), { timeoutMs: 30_000 }).catch(() => undefined);
       const lines = out.split(/\r?\n/).filter((l) => l.trim() !== '');
       expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} INFO  \[Relay\] tunnel certificate SHA-256 fingerprint: [0-9a-f]{64} \(runtimes: --pin sha256:[0-9a-f]{64} or --ca /));
       expect(lines).toContainEqual(expect.stringMatching(/INFO  server listening url=http:\/\/127\.0\.0\.1:/));

@@ -15,6 +15,7 @@ import type { Caller } from './fixtures/api-client';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@shell.test';
 const SIZE = { cols: 100, rows: 30 };
@@ -101,7 +102,7 @@ describe('interactive shell through client streams (real runtime)', () => {
 
   /** The kernel keeps /proc/<pid> until the parent reaps it: gone means dead and reaped. */
   async function gone(pid: number): Promise<void> {
-    while (existsSync(`/proc/${pid}`)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(`process ${pid} gone`, () => !existsSync(`/proc/${pid}`), { intervalMs: 50 });
   }
 
   it('starts with the requested size and follows a resize', async () => {
@@ -167,9 +168,7 @@ describe('interactive shell through client streams (real runtime)', () => {
     // The shell is the runtime's child: gone means killed and reaped.
     await gone(Number(shellPid));
     // The job is the shell's child, reaped by init once orphaned: dead is enough.
-    while (existsSync(`/proc/${jobPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${jobPid}/stat`, 'utf8'))) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(`process ${jobPid} dead`, () => !existsSync(`/proc/${jobPid}`) || /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${jobPid}/stat`, 'utf8')), { intervalMs: 50 });
   });
 
   it('kills the shell on the device when the client connection drops without a word', async () => {

@@ -24,6 +24,7 @@ import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub'
 import { dialQuicStream } from './fixtures/quic-dial';
 import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
 import type { TunnelSession } from '../apps/server/src/relay/tunnel-carrier';
+import { eventually } from './fixtures/eventually';
 
 describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
   const other = carrier === 'tcp' ? 'quic' : 'tcp';
@@ -44,8 +45,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     stubs.push(stub);
     // The hello answer can reach the stub before the server registered the session (QUIC acks
     // the answer's write after delivering it): wait until the device is online.
-    const deadline = Date.now() + 10_000;
-    while ((await status(id)).status !== 'online' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(`${id} online`, async () => (await status(id)).status === 'online', { intervalMs: 20 });
     return stub;
   }
 
@@ -131,7 +131,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
 
       stub.close();
       await stub.closed;
-      await waitUntil(async () => (await status('pres-1')).status === 'offline');
+      await eventually('pres-1 offline', async () => (await status('pres-1')).status === 'offline');
       expect(await status('pres-1')).toEqual({ status: 'offline', health: 'unreachable', uptime: null, last_seen: expect.any(String) });
     });
 
@@ -207,7 +207,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
         expect(await readHello(socket)).toMatchObject({ ok: true, device_id: id });
         socket.resume();
         let session: TunnelSession | undefined;
-        await waitUntil(async () => (session = server.app.get(TunnelRegistry).sessionOf(id)) !== undefined);
+        await eventually('the tunnel session', async () => (session = server.app.get(TunnelRegistry).sessionOf(id)) !== undefined);
         const reason = new Promise<string>((resolve) => session!.onClosed(resolve));
         socket.write(Buffer.concat([SETTINGS, garbage]));
         expect(await reason).toMatch(/^protocol error/);
@@ -274,7 +274,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
         handlers: { exec: (stream, args) => router.handle(stream, { ':method': 'POST', ':path': '/v1/exec', 'svc-args': encodeStreamArgs(args) }) },
       });
       stubs.push(failing);
-      await waitUntil(async () => (await status('ex-fail')).status === 'online');
+      await eventually('ex-fail online', async () => (await status('ex-fail')).status === 'online');
       expectError(await exec({ device: 'ex-fail', command: ['true'] }), 500, 'INTERNAL', 'The runtime failed to run the operation');
       const lines = await ndjson({ device: 'ex-fail', command: ['true'] });
       expect(lines).toEqual([{ stream: 'stdout', data: 'partial\n' }, { error: 'The runtime failed to run the operation', code: 'INTERNAL' }]);
@@ -375,9 +375,4 @@ async function rawHello(carrier: 'tcp' | 'quic', port: number, caFile: string, b
   } finally {
     socket.destroy();
   }
-}
-
-/** Polls a condition that another process makes true (no fixed sleeps, no timing assertions). */
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((r) => setTimeout(r, 20));
 }

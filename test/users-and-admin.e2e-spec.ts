@@ -3,27 +3,19 @@
  * USER_AUTO_ACCEPT_DOMAINS, ADMIN_EMAILS), the admin API (approve, list, bootstrap an admin),
  * admin-key handling, /me, and e-mail addresses compared case-insensitively.
  */
-import { accessTokenClaims, IdentityProviderHandle, signTokenWithProviderKey, startIdentityProvider } from './fixtures/oidc';
+import { accessTokenClaims, signTokenWithProviderKey } from './fixtures/oidc';
 import { ApiResponse } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { registerDevice, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
+import { registerDevice, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
 
 describe('users and administration', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ env: { USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'Auto.test,partner.example', ADMIN_EMAILS: 'Root@Corp.test' } });
   let server: TestServer;
   const as = (email: string) => server.login(email);
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, {
-      USERS_NEED_APPROVAL: 'true',
-      USER_AUTO_ACCEPT_DOMAINS: 'Auto.test,partner.example',
-      ADMIN_EMAILS: 'Root@Corp.test',
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   describe('USERS_NEED_APPROVAL=true', () => {
@@ -155,7 +147,7 @@ describe('users and administration', () => {
 
     it('normalises an upper-case email claim in the token itself', async () => {
       // The same identity as the logins above (the development provider's sub is the address).
-      const token = signTokenWithProviderKey(idp, accessTokenClaims(idp, 'Alice@EXAMPLE.Test', { sub: 'alice@example.test' }));
+      const token = signTokenWithProviderKey(fleet.idp, accessTokenClaims(fleet.idp, 'Alice@EXAMPLE.Test', { sub: 'alice@example.test' }));
       const me = await server.api.get('/me', { token });
       expect(me.status).toBe(200);
       expect(me.body).toMatchObject({ email: 'alice@example.test', scopes: ['user:alice@example.test'], admin: true });
@@ -181,15 +173,10 @@ describe('users and administration', () => {
 });
 
 describe('users with USERS_NEED_APPROVAL=false', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ env: { USERS_NEED_APPROVAL: 'false' } });
   let server: TestServer;
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { USERS_NEED_APPROVAL: 'false' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   it('creates an active account on the first request', async () => {

@@ -1,12 +1,13 @@
 import * as http2 from 'node:http2';
 import { AddressInfo } from 'node:net';
 import { DeploymentStatusReport, encodeChannelLine, encodeStreamArgs, TUNNEL_HEADERS } from '@svc/common';
-import { deployment, EngineKit, job, quietLogger, sleeper, waitFor } from '../../../../test/fixtures/deployment-jobs';
+import { deployment, EngineKit, job, quietLogger, sleeper } from '../../../../test/fixtures/deployment-jobs';
 import { OperationRegistry } from '../supervisor/operation-registry';
 import { StreamRouter } from '../tunnel/stream-router';
 import { deploymentChannelHandler } from './deployment-channel-handler';
 import type { DeploymentEngine } from './deployment-engine';
 import { deploymentLogsHandler } from './deployment-logs-handler';
+import { eventually } from '../../../../test/fixtures/eventually';
 
 /** The two deployment handlers behind a real HTTP/2 session, the runtime's side being the server, as on the tunnel. */
 describe('deployment channel and logs handlers', () => {
@@ -57,18 +58,18 @@ describe('deployment channel and logs handlers', () => {
     const channel = open('/v1/deployments');
     expect(await channel.status).toBe(200);
     channel.request.write(encodeChannelLine({ type: 'desired', desired: { revision: 1, deployment: deployment('d1', [sleeper('a')]) } }));
-    const first = await waitFor('a report', () => reportsOf(channel.text())[0]);
+    const first = await eventually('a report', () => reportsOf(channel.text())[0]);
     expect(first).toMatchObject({ deployment_id: 'd1', jobs: [{ id: 'a' }] });
-    const running = await waitFor('running reported', () => reportsOf(channel.text()).find((report) => report.status === 'running'));
+    const running = await eventually('running reported', () => reportsOf(channel.text()).find((report) => report.status === 'running'));
     expect(running.jobs[0]).toMatchObject({ status: 'running', health: 'healthy' });
     // Nothing changes: the heartbeat still reports.
     const count = reportsOf(channel.text()).length;
-    await waitFor('a heartbeat', () => reportsOf(channel.text()).length > count);
+    await eventually('a heartbeat', () => reportsOf(channel.text()).length > count);
 
     // Junk and unknown types are skipped; the channel stays.
     channel.request.write('not json\n{"type":"hello"}\n');
     channel.request.write(encodeChannelLine({ type: 'desired', desired: { revision: 2, deployment: null } }));
-    await waitFor('stopped reported', () => reportsOf(channel.text()).some((report) => report.deployment_id === 'd1' && report.status === 'stopped'));
+    await eventually('stopped reported', () => reportsOf(channel.text()).some((report) => report.deployment_id === 'd1' && report.status === 'stopped'));
   });
 
   it('coalesces change reports and only sends them when what they say changed', async () => {
@@ -91,13 +92,13 @@ describe('deployment channel and logs handlers', () => {
     expect(await second.status).toBe(200);
     await firstClosed;
     second.request.write(encodeChannelLine({ type: 'desired', desired: { revision: 1, deployment: deployment('d1', [sleeper('a')]) } }));
-    await waitFor('a report on the second', () => reportsOf(second.text()).length > 0);
+    await eventually('a report on the second', () => reportsOf(second.text()).length > 0);
   });
 
   it('serves a job log: the last lines, then new ones while following; an unknown job is a 404', async () => {
     const chatty = job({ id: 'chatty', steps: [{ name: 'main', run: 'for i in 1 2 3 4 5; do echo line $i; done; while true; do echo tick; sleep 0.1; done' }] });
     await engine.apply({ revision: 1, deployment: deployment('d1', [chatty]) });
-    await waitFor('five lines', () => engine.log('chatty')!.tail(100).includes('line 5'));
+    await eventually('five lines', () => engine.log('chatty')!.tail(100).includes('line 5'));
 
     const tail = open('/v1/deployments/logs', { job: 'chatty', follow: false, tail: 3 });
     expect(await tail.status).toBe(200);
@@ -106,9 +107,9 @@ describe('deployment channel and logs handlers', () => {
 
     const follow = open('/v1/deployments/logs', { job: 'chatty', follow: true, tail: 0 });
     expect(await follow.status).toBe(200);
-    await waitFor('new lines', () => follow.text().split('\n').filter((line) => line === 'tick').length >= 3);
+    await eventually('new lines', () => follow.text().split('\n').filter((line) => line === 'tick').length >= 3);
     follow.request.close();
-    await waitFor('the follower gone', () => operations.size === 0);
+    await eventually('the follower gone', () => operations.size === 0);
 
     const unknown = open('/v1/deployments/logs', { job: 'nope', follow: false, tail: 10 });
     expect(await unknown.status).toBe(404);

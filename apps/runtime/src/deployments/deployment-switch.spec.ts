@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { deployment, EngineKit, job, jobStatus, processRunning, readPid, report, sleeper, waitFor } from '../../../../test/fixtures/deployment-jobs';
+import { deployment, EngineKit, job, jobStatus, processRunning, readPid, report, sleeper } from '../../../../test/fixtures/deployment-jobs';
 import { persistentWorkdir } from './job-workdir';
+import { eventually } from '../../../../test/fixtures/eventually';
 
 /** A sleeper whose main process also starts a background child in its group, so both must go at stop. */
 function familySleeper(id: string) {
@@ -14,7 +15,7 @@ describe('reconciling deployments', () => {
 
   async function pids(dir: string, jobId: string): Promise<number[]> {
     const workdir = persistentWorkdir(dir, jobId);
-    return [await waitFor(`${jobId} pid`, () => readPid(join(workdir, 'pid'))), await waitFor(`${jobId} child`, () => readPid(join(workdir, 'child')))];
+    return [await eventually(`${jobId} pid`, () => readPid(join(workdir, 'pid'))), await eventually(`${jobId} child`, () => readPid(join(workdir, 'child')))];
   }
 
   it('switching deployments stops every process of the old one, then runs the new one', async () => {
@@ -32,7 +33,7 @@ describe('reconciling deployments', () => {
     expect(reports[1].deployment_id).toBe('new');
     const fresh = await pids(dir, 'shared');
     expect(fresh.some((pid) => old.includes(pid))).toBe(false);
-    await waitFor('new running', () => report(engine, 'new')?.status === 'running');
+    await eventually('new running', () => report(engine, 'new')?.status === 'running');
     expect(engine.reports().map((candidate) => candidate.deployment_id)).toEqual(['new']);
   });
 
@@ -41,7 +42,7 @@ describe('reconciling deployments', () => {
     const engine = kit.engine(dir);
     await engine.start();
     await engine.apply({ revision: 1, deployment: deployment('d', [sleeper('keep'), sleeper('change'), sleeper('remove'), sleeper('disable')]) });
-    const before = Object.fromEntries(await Promise.all(['keep', 'change', 'remove', 'disable'].map(async (id) => [id, await waitFor(id, () => readPid(join(persistentWorkdir(dir, id), 'pid')))] as const)));
+    const before = Object.fromEntries(await Promise.all(['keep', 'change', 'remove', 'disable'].map(async (id) => [id, await eventually(id, () => readPid(join(persistentWorkdir(dir, id), 'pid')))] as const)));
 
     const changed = sleeper('change', { env: { VERSION: '2' } });
     const disabled = sleeper('disable', { enabled: false });
@@ -50,9 +51,9 @@ describe('reconciling deployments', () => {
     expect(processRunning(before.remove)).toBe(false);
     expect(processRunning(before.disable)).toBe(false);
     expect(processRunning(before.change)).toBe(false);
-    await waitFor('changed restarted', () => readPid(join(persistentWorkdir(dir, 'change'), 'pid')) !== before.change && readPid(join(persistentWorkdir(dir, 'change'), 'pid')));
-    await waitFor('added running', () => readPid(join(persistentWorkdir(dir, 'add'), 'pid')));
-    const status = await waitFor('running', () => report(engine, 'd')?.status === 'running' && report(engine, 'd'));
+    await eventually('changed restarted', () => readPid(join(persistentWorkdir(dir, 'change'), 'pid')) !== before.change && readPid(join(persistentWorkdir(dir, 'change'), 'pid')));
+    await eventually('added running', () => readPid(join(persistentWorkdir(dir, 'add'), 'pid')));
+    const status = await eventually('running', () => report(engine, 'd')?.status === 'running' && report(engine, 'd'));
     expect(status.jobs.map(({ id, status: state }) => [id, state])).toEqual([
       ['keep', 'running'],
       ['change', 'running'],
@@ -66,7 +67,7 @@ describe('reconciling deployments', () => {
     const engine = kit.engine(dir);
     await engine.start();
     await engine.apply({ revision: 5, deployment: deployment('d', [sleeper('a')]) });
-    const pid = await waitFor('pid', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
+    const pid = await eventually('pid', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
     // A replay of revision 5 with other content is not applied.
     await engine.apply({ revision: 5, deployment: null });
     expect(processRunning(pid)).toBe(true);
@@ -76,7 +77,7 @@ describe('reconciling deployments', () => {
     expect(engine.reports()).toEqual([]);
     // A server whose database was reset starts low again: any other revision is new.
     await engine.apply({ revision: 1, deployment: deployment('d', [sleeper('a')]) });
-    await waitFor('running again', () => jobStatus(engine, 'a')?.status === 'running');
+    await eventually('running again', () => jobStatus(engine, 'a')?.status === 'running');
   });
 
   it('runs the stored desired state at start-up, without any server, and keeps state.json private', async () => {
@@ -84,7 +85,7 @@ describe('reconciling deployments', () => {
     const first = kit.engine(dir);
     await first.start();
     await first.apply({ revision: 3, deployment: deployment('d', [sleeper('a'), sleeper('b')]) });
-    const before = await waitFor('pid', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
+    const before = await eventually('pid', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
     await kit.shutdown(first);
     expect(processRunning(before)).toBe(false);
     expect(statSync(join(dir, 'state.json')).mode & 0o777).toBe(0o600);
@@ -92,9 +93,9 @@ describe('reconciling deployments', () => {
 
     const second = kit.engine(dir);
     await second.start();
-    const after = await waitFor('pid again', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')) !== before && readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
+    const after = await eventually('pid again', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')) !== before && readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
     expect(processRunning(after)).toBe(true);
-    await waitFor('running', () => report(second, 'd')?.status === 'running');
+    await eventually('running', () => report(second, 'd')?.status === 'running');
     // The server then replays the same revision: nothing restarts.
     await second.apply({ revision: 3, deployment: deployment('d', [sleeper('a'), sleeper('b')]) });
     expect(readPid(join(persistentWorkdir(dir, 'a'), 'pid'))).toBe(after);
@@ -106,7 +107,7 @@ describe('reconciling deployments', () => {
     await engine.start();
     const withStop = sleeper('a', { stop: { steps: [{ name: 'down', run: 'echo down > stopped' }] } });
     await engine.apply({ revision: 1, deployment: deployment('d', [withStop]) });
-    const pid = await waitFor('pid', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
+    const pid = await eventually('pid', () => readPid(join(persistentWorkdir(dir, 'a'), 'pid')));
     await engine.apply({ revision: 2, deployment: null });
     expect(processRunning(pid)).toBe(false);
     expect(readFileSync(join(persistentWorkdir(dir, 'a'), 'stopped'), 'utf8')).toBe('down\n');
@@ -118,7 +119,7 @@ describe('reconciling deployments', () => {
     await engine.start();
     const stubborn = job({ id: 'stubborn', steps: [{ name: 'main', run: "trap '' TERM; echo $$ > pid; while true; do sleep 0.1; done" }] });
     await engine.apply({ revision: 1, deployment: deployment('d', [stubborn]) });
-    const pid = await waitFor('pid', () => readPid(join(persistentWorkdir(dir, 'stubborn'), 'pid')));
+    const pid = await eventually('pid', () => readPid(join(persistentWorkdir(dir, 'stubborn'), 'pid')));
     const started = Date.now();
     await engine.apply({ revision: 2, deployment: null });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);

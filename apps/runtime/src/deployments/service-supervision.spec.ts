@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { deployment, EngineKit, job, jobStatus, processRunning, readPid, report, sleeper, waitFor } from '../../../../test/fixtures/deployment-jobs';
+import { deployment, EngineKit, job, jobStatus, processRunning, readPid, report, sleeper } from '../../../../test/fixtures/deployment-jobs';
 import { persistentWorkdir } from './job-workdir';
+import { eventually } from '../../../../test/fixtures/eventually';
 
 const NODE = process.execPath;
 /** A tiny HTTP server on an ephemeral port, which it writes to `port`; its health probe asks it over HTTP. */
@@ -17,7 +18,7 @@ describe('service jobs', () => {
     const web = job({ id: 'web', env: { NODE }, steps: [{ name: 'serve', run: HTTP_SERVICE }], observe: { health: { every: '1s', observe: HTTP_PROBE, fails_after: 3 } } });
     const reports = await engine.apply({ revision: 1, deployment: deployment('d1', [web, sleeper('worker')]) });
     expect(reports.map((candidate) => candidate.deployment_id)).toEqual(['d1']);
-    const running = await waitFor('d1 running', () => report(engine, 'd1')?.status === 'running' && report(engine, 'd1'));
+    const running = await eventually('d1 running', () => report(engine, 'd1')?.status === 'running' && report(engine, 'd1'));
     expect(running.jobs.map(({ id, status, health }) => ({ id, status, health }))).toEqual([
       { id: 'web', status: 'running', health: 'healthy' },
       { id: 'worker', status: 'running', health: 'healthy' },
@@ -31,11 +32,11 @@ describe('service jobs', () => {
     await engine.start();
     await engine.apply({ revision: 1, deployment: deployment('d1', [sleeper('worker')]) });
     const pidFile = join(persistentWorkdir(dir, 'worker'), 'pid');
-    const first = await waitFor('the first pid', () => readPid(pidFile));
+    const first = await eventually('the first pid', () => readPid(pidFile));
     process.kill(first, 'SIGKILL');
-    const second = await waitFor('a new pid', () => readPid(pidFile) !== first && readPid(pidFile));
+    const second = await eventually('a new pid', () => readPid(pidFile) !== first && readPid(pidFile));
     expect(second).not.toBe(first);
-    const status = await waitFor('running again', () => jobStatus(engine, 'worker')?.status === 'running' && jobStatus(engine, 'worker'));
+    const status = await eventually('running again', () => jobStatus(engine, 'worker')?.status === 'running' && jobStatus(engine, 'worker'));
     expect(status.restarts).toBe(1);
     expect(status.reason).toMatch(/main process ended: killed by SIGKILL; restart 1/);
   });
@@ -47,7 +48,7 @@ describe('service jobs', () => {
     const flaky = job({ id: 'flaky', steps: [{ name: 'main', run: 'n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; [ "$n" -ge 2 ]' }], restart: { policy: 'on_failure' } });
     const clean = job({ id: 'clean', steps: [{ name: 'main', run: 'true' }], restart: { policy: 'on_failure' } });
     await engine.apply({ revision: 1, deployment: deployment('d1', [never, flaky, clean]) });
-    await waitFor('all settled', () => ['failed', 'completed'].includes(jobStatus(engine, 'flaky')?.status ?? '') && jobStatus(engine, 'clean')?.status === 'completed');
+    await eventually('all settled', () => ['failed', 'completed'].includes(jobStatus(engine, 'flaky')?.status ?? '') && jobStatus(engine, 'clean')?.status === 'completed');
     expect(jobStatus(engine, 'never')).toMatchObject({ status: 'failed', health: 'unhealthy', restarts: 0, exit_code: 3, reason: 'main process ended: exit code 3' });
     expect(jobStatus(engine, 'flaky')).toMatchObject({ status: 'completed', restarts: 2, exit_code: 0 });
     expect(jobStatus(engine, 'clean')).toMatchObject({ status: 'completed', restarts: 0 });
@@ -59,7 +60,7 @@ describe('service jobs', () => {
     await engine.start();
     const crasher = job({ id: 'crasher', steps: [{ name: 'main', run: 'date +%s%N >> starts; exit 1' }], restart: { policy: 'always', backoff: '100ms', max_backoff: '400ms' } });
     await engine.apply({ revision: 1, deployment: deployment('d1', [crasher]) });
-    const status = await waitFor('five restarts', () => (jobStatus(engine, 'crasher')?.restarts ?? 0) >= 5 && jobStatus(engine, 'crasher'));
+    const status = await eventually('five restarts', () => (jobStatus(engine, 'crasher')?.restarts ?? 0) >= 5 && jobStatus(engine, 'crasher'));
     expect(status.reason).toMatch(/main process ended: exit code 1; restart \d+ in (400|200|100) ms/);
     expect(report(engine, 'd1')?.status).toBe('degraded');
   });
@@ -69,7 +70,7 @@ describe('service jobs', () => {
     await engine.start();
     const steady = job({ id: 'steady', steps: [{ name: 'main', run: 'sleep 0.4; exit 1' }], restart: { policy: 'always', backoff: '100ms', max_backoff: '1s' } });
     await engine.apply({ revision: 1, deployment: deployment('d1', [steady]) });
-    const status = await waitFor('three restarts', () => (jobStatus(engine, 'steady')?.restarts ?? 0) >= 3 && jobStatus(engine, 'steady'));
+    const status = await eventually('three restarts', () => (jobStatus(engine, 'steady')?.restarts ?? 0) >= 3 && jobStatus(engine, 'steady'));
     expect(status.reason).toMatch(/; restart 3 in 100 ms$/);
   });
 
@@ -77,20 +78,21 @@ describe('service jobs', () => {
     const dir = kit.tempDir();
     const engine = kit.engine(dir);
     await engine.start();
-    // Alive until the file `dead` appears.
-    const worker = sleeper('worker', { observe: { liveness: { every: '100ms', observe: 'test ! -e dead', fails_after: 2 } } });
+    // Alive until the file `dead` appears. A probe's timeout is its interval: 1 s, so that a loaded
+    // machine's slow fork fails no check by timing out (the reason would say "timed out").
+    const worker = sleeper('worker', { observe: { liveness: { every: '1s', observe: 'test ! -e dead', fails_after: 2 } } });
     await engine.apply({ revision: 1, deployment: deployment('d1', [worker]) });
     const workdir = persistentWorkdir(dir, 'worker');
-    const first = await waitFor('the first pid', () => readPid(join(workdir, 'pid')));
+    const first = await eventually('the first pid', () => readPid(join(workdir, 'pid')));
     require('node:fs').writeFileSync(join(workdir, 'dead'), '');
-    const status = await waitFor('a restart', () => (jobStatus(engine, 'worker')?.restarts ?? 0) >= 1 && jobStatus(engine, 'worker'));
+    const status = await eventually('a restart', () => (jobStatus(engine, 'worker')?.restarts ?? 0) >= 1 && jobStatus(engine, 'worker'));
     expect(status.reason).toMatch(/^liveness probe failed 2 times \(exit code 1\)/);
-    await waitFor('the old process gone', () => !processRunning(first));
+    await eventually('the old process gone', () => !processRunning(first));
 
     // With restart policy never, a failed liveness probe fails the job instead.
-    const once = sleeper('once', { restart: { policy: 'never' }, observe: { liveness: { every: '100ms', observe: 'exit 1', fails_after: 2 } } });
+    const once = sleeper('once', { restart: { policy: 'never' }, observe: { liveness: { every: '1s', observe: 'exit 1', fails_after: 2 } } });
     await engine.apply({ revision: 2, deployment: deployment('d1', [worker, once]) });
-    const failed = await waitFor('once failed', () => jobStatus(engine, 'once')?.status === 'failed' && jobStatus(engine, 'once'));
+    const failed = await eventually('once failed', () => jobStatus(engine, 'once')?.status === 'failed' && jobStatus(engine, 'once'));
     expect(failed).toMatchObject({ restarts: 0, reason: 'liveness probe failed 2 times (exit code 1)' });
   });
 
@@ -101,11 +103,13 @@ describe('service jobs', () => {
     const detached = job({
       id: 'detached',
       steps: [{ name: 'up', run: 'echo up >> ups' }],
-      observe: { liveness: { every: '100ms', observe: 'test -e ups', fails_after: 2 }, health: { every: '100ms', observe: 'true', fails_after: 1 } },
+      // Probe timeouts are their intervals: long enough that a loaded machine's slow fork fails no check.
+      observe: { liveness: { every: '500ms', observe: 'test -e ups', fails_after: 2 }, health: { every: '1s', observe: 'true', fails_after: 1 } },
     });
     await engine.apply({ revision: 1, deployment: deployment('d1', [detached]) });
-    await waitFor('healthy', () => jobStatus(engine, 'detached')?.health === 'healthy');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await eventually('healthy', () => jobStatus(engine, 'detached')?.health === 'healthy');
+    // Time for the liveness probe to pass twice: a detached job whose main step ended is not restarted.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
     expect(jobStatus(engine, 'detached')).toMatchObject({ status: 'running', health: 'healthy', restarts: 0, exit_code: 0 });
     expect(report(engine, 'd1')?.status).toBe('running');
   });
@@ -122,7 +126,7 @@ describe('service jobs', () => {
       restart: { policy: 'on_failure' },
     });
     await engine.apply({ revision: 1, deployment: deployment('d1', [setup]) });
-    const status = await waitFor('running', () => jobStatus(engine, 'setup')?.status === 'running' && jobStatus(engine, 'setup'));
+    const status = await eventually('running', () => jobStatus(engine, 'setup')?.status === 'running' && jobStatus(engine, 'setup'));
     expect(status).toMatchObject({ restarts: 1, steps: [{ name: 'fetch', status: 'ok' }, { name: 'main', status: 'running' }] });
     expect(status.reason).toMatch(/^step "fetch" failed: exit code 1; restart 1 in 100 ms$/);
   });
@@ -137,9 +141,9 @@ describe('service jobs', () => {
       observe: { logs: { follow: 'echo following; exec sleep 300' }, health: { every: '100ms', observe: 'test ! -e ran', fails_after: 1 } },
     });
     await engine.apply({ revision: 1, deployment: deployment('d1', [watcher]) });
-    const status = await waitFor('healthy', () => jobStatus(engine, 'watch')?.health === 'healthy' && jobStatus(engine, 'watch'));
+    const status = await eventually('healthy', () => jobStatus(engine, 'watch')?.health === 'healthy' && jobStatus(engine, 'watch'));
     expect(status.status).toBe('running');
-    await waitFor('the log command output', () => engine.log('watch')?.tail(10).includes('following'));
+    await eventually('the log command output', () => engine.log('watch')?.tail(10).includes('following'));
     expect(report(engine, 'd1')?.status).toBe('running');
   });
 });
