@@ -13,9 +13,9 @@
  */
 import { Server } from 'node:net';
 import { join } from 'node:path';
-import { findOperation, httpRequestFor, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
+import { AnyCapability, capabilityOf, findOperation, httpRequestFor, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
 import { DEVICE_OWNER, DEVICE_SHARES, expectedOutcome, ORG, ORG_OWNER, outcomeOf, PERSONAS } from './fixtures/authorization-expectations';
-import { CallContext, MATRIX_ROWS, scratchDirectory, startQuietService } from './fixtures/authorization-rows';
+import { CallContext, MATRIX_ROWS, Rule, scratchDirectory, startQuietService } from './fixtures/authorization-rows';
 import { useFleet } from './fixtures/fleet';
 import { requestRegistration } from './fixtures/test-server';
 
@@ -99,6 +99,17 @@ describe('authorization matrix (generated from the catalog and the role table)',
   it('has a row for every operation of the catalog', () => {
     const covered = new Set(MATRIX_ROWS.map((row) => row.operation).filter(Boolean));
     expect(OPERATIONS.map((op) => op.name).filter((name) => !covered.has(name))).toEqual([]);
+  });
+
+  it("checks each operation by the capability its catalog entry names (the one the server's guard enforces)", () => {
+    const named = (rule: Rule): AnyCapability[] => (typeof rule === 'string' ? [] : 'org' in rule ? [rule.org, ...(rule.device ? [rule.device] : [])] : [rule.device]);
+    const catalogs = (capability: ReturnType<typeof capabilityOf>): AnyCapability[] =>
+      capability === null ? [] : typeof capability === 'string' ? [capability] : Array.isArray(capability) ? [...capability] : Object.values(capability as object);
+    const drifted = MATRIX_ROWS.filter((row) => row.operation && typeof row.rule === 'object')
+      .filter((row) => !(row.listing && capabilityOf(row.operation!) === null))
+      .filter((row) => !named(row.rule).every((capability) => catalogs(capabilityOf(row.operation!)).includes(capability)))
+      .map((row) => `${row.name}: row ${JSON.stringify(row.rule)}, catalog ${JSON.stringify(capabilityOf(row.operation!))}`);
+    expect(drifted).toEqual([]);
   });
 
   const cases = MATRIX_ROWS.flatMap((row) => personaNames.map((persona) => [row.name, persona, expectedOutcome(row.rule, PERSONAS[persona]), row] as const));
