@@ -1,4 +1,4 @@
-import { DeployJobsResult, DeployRequest, InvalidInputError, OperationName, OperationResults } from '@svc/common';
+import { DeployJobsResult, DeployRequest, EXEC_DEFAULT_TIMEOUT_SECS, InvalidInputError, OperationName, OperationResults } from '@svc/common';
 import type { SpecType } from '../deploy/spec-loader';
 import { dockerExec } from './docker-exec';
 import { ForwardSessionStore } from './forward-sessions';
@@ -42,7 +42,7 @@ export class OperationRunner {
         return dockerExec(await this.client.streams(), { device: String(input.device), args: input.args as string[], timeout_secs: input.timeout_secs as number | undefined });
       case 'device_exec': {
         requireBatchTarget(input);
-        const seconds = typeof input.timeout_secs === 'number' ? input.timeout_secs : 30;
+        const seconds = typeof input.timeout_secs === 'number' ? input.timeout_secs : EXEC_DEFAULT_TIMEOUT_SECS;
         return this.client.call('device_exec', input, seconds * 1000 + EXEC_GRACE_MS);
       }
       case 'forward_start':

@@ -1,9 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { EXEC_DEFAULT_TIMEOUT_SECS, EXEC_MAX_TIMEOUT_SECS } from '@svc/common';
 import { BatchTargetInput } from '../devices/dto';
-
-export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
-export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
 
 /** device_exec: `device` xor `devices`, an argv array (no shell), optional stdin text. */
 export class ExecInput extends BatchTargetInput {

@@ -9,7 +9,7 @@ import { currentRequestId } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { DeviceRecord } from '../storage/records';
-import { EXEC_DEFAULT_TIMEOUT_SECS, ExecInput } from './dto';
+import { ExecInput } from './dto';
 import { EXEC_BATCH_OUTPUT_BUDGET_BYTES, EXEC_OUTPUT_CAP_BYTES, ExecOutputCollector } from './exec-output';
 import { execAuditDetails } from './exec-audit';
 import { DEVICE_GRACE_MS, driveExec, OutputStream } from './exec-tunnel';
@@ -123,7 +123,7 @@ export class ExecService {
 
 /** The runtime's own argument rules (parseExecArgs), so the REST call, the exec stream and the device agree. */
 function execArgs(input: ExecInput): ExecStreamArgs {
-  return parseExecArgs({ command: input.command, timeout_secs: input.timeout_secs ?? EXEC_DEFAULT_TIMEOUT_SECS, stdin: input.stdin !== undefined });
+  return parseExecArgs({ command: input.command, timeout_secs: input.timeout_secs, stdin: input.stdin !== undefined });
 }
 
 /** A batch item may run as long as the command may, plus the device's grace to report its timeout. */

@@ -2,6 +2,10 @@ import { BATCH_TARGET, bool, defineOperation, num, optStr, Param, ParamSpec, Par
 import { TOOL_ROLES } from '../roles';
 
 const device = str('device name or id');
+
+/** `device_exec`'s limits, which the server, the runtime, the CLI and the MCP tool all read from here. */
+export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
+export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
 const role = str('role', { enum: TOOL_ROLES });
 
 /** GET /devices beyond the spec's tool: with `limit` or `cursor` the answer is a DeviceListPage. */
@@ -79,7 +83,7 @@ export const OPERATIONS = [
     batch: true,
     readOnly: false,
     capability: 'device:exec',
-    params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', 30) },
+    params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS) },
   }),
   defineOperation({
     name: 'docker_exec',

@@ -1,10 +1,7 @@
 import { InvalidInputError } from '../errors';
+import { EXEC_DEFAULT_TIMEOUT_SECS, EXEC_MAX_TIMEOUT_SECS } from '../operations/catalog';
 import { parseEnvArgument } from './shell-args';
 import type { ExecStreamArgs } from './stream-args';
-
-/** `device_exec`'s default and the longest a single command may be given. */
-export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
-export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
 
 /**
  * Validates the `svc-args` of `/v1/exec` (the runtime's, and the server's for an exec client
