@@ -16,7 +16,7 @@ import type { Deployment, DeploymentStatus } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { DeployProject, deploymentDocument, httpText, loopJob, processRunning, singleJob, webJob } from './fixtures/deploy-project';
 import { eventually } from './fixtures/eventually';
-import { freePort } from './fixtures/free-port';
+import { freePort, freeTunnelPort } from './fixtures/free-port';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, collect, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
@@ -73,7 +73,7 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     ports.web2 = await freePort();
     idp = await startIdentityProvider();
     // Fixed ports and a data directory of our own: the server is restarted as the same server below.
-    serverEnv = { DATA_DIR: dataDir, REST_PORT: String(await freePort()), UNIFIED_PORT: String(await freePort()) };
+    serverEnv = { DATA_DIR: dataDir, REST_PORT: String(await freePort()), UNIFIED_PORT: String(await freeTunnelPort()) };
     server = await startTestServer(idp, serverEnv);
     owner = await server.login(ALICE);
     const apiKey = await registerDevice(server, DEVICE, `user:${ALICE}`, owner);

@@ -13,7 +13,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { approveInBrowser } from './fixtures/oidc';
-import { freePort } from './fixtures/free-port';
+import { freePort, freeTunnelPort } from './fixtures/free-port';
 
 const ROOT = resolve(__dirname, '..');
 const EMAIL = 'me@example.com';
@@ -100,7 +100,7 @@ describe('README walkthrough, as written', () => {
     mkdirSync(work);
     restPort = await freePort();
     const idpPort = await freePort();
-    const tunnelPort = await freePort();
+    const tunnelPort = await freeTunnelPort();
     server = start(process.execPath, [join(ROOT, 'apps/server/dist/main.js')], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: home, DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs') },

@@ -12,7 +12,7 @@ import type { Caller } from './fixtures/api-client';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
-import { freePort } from './fixtures/free-port';
+import { freePort, freeTunnelPort } from './fixtures/free-port';
 import { eventually } from './fixtures/eventually';
 
 const WAIT_MS = 45_000;
@@ -29,7 +29,7 @@ describe.each(['tcp', 'quic'] as const)('runtime across a server restart (%s car
     idp = await startIdentityProvider();
     dataDir = mkdtempSync(join(tmpdir(), 'svc-restart-data-'));
     home = mkdtempSync(join(tmpdir(), 'svc-restart-home-'));
-    env = { DATA_DIR: dataDir, REST_PORT: String(await freePort()), UNIFIED_PORT: String(await freePort()) };
+    env = { DATA_DIR: dataDir, REST_PORT: String(await freePort()), UNIFIED_PORT: String(await freeTunnelPort()) };
   });
   afterAll(async () => {
     runtime?.kill('SIGKILL');

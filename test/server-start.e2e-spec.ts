@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceGrantLogin } from './fixtures/oidc';
 import { cliHome, svc, svcLogin } from './fixtures/svc-cli';
-import { freePort } from './fixtures/free-port';
+import { freePort, freeTunnelPort } from './fixtures/free-port';
 import { eventually } from './fixtures/eventually';
 
 const ROOT = resolve(__dirname, '..');
@@ -58,7 +58,7 @@ describe('npm start on the embedded defaults', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
     restPort = await freePort();
     idpPort = await freePort();
-    tunnelPort = await freePort();
+    tunnelPort = await freeTunnelPort();
     started = startServer({
       DATA_DIR: dataDir,
       REST_PORT: String(restPort),
@@ -130,7 +130,7 @@ function boundAddresses(protocol: 'tcp' | 'udp', port: number): string[] {
 describe('listen address and the default admin key', () => {
   const start = async (env: Record<string, string>) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-listen-'));
-    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freeTunnelPort()];
     const started = startServer({ DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs'), ...env });
     try {
       await waitForHealth(`http://127.0.0.1:${restPort}/health`, started);
@@ -158,7 +158,7 @@ describe('listen address and the default admin key', () => {
 describe('on a terminal', () => {
   it('writes readable lines: the start banner, without JSON or route lines', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-tty-'));
-    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freeTunnelPort()];
     let out = '';
     // script(1) runs the server on a pseudo-terminal, as an operator's shell would.
     const child = spawn('script', ['-qfec', `${process.execPath} ${MAIN}`, '/dev/null'], {
@@ -187,7 +187,7 @@ describe('on a terminal', () => {
 describe('the development identity provider across a restart', () => {
   it("still honours the CLI's refresh token after the server restarts on the same data directory", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-idp-restart-'));
-    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freePort()];
+    const [restPort, idpPort, tunnelPort] = [await freePort(), await freePort(), await freeTunnelPort()];
     const env = { DATA_DIR: dataDir, REST_PORT: String(restPort), DEV_IDP_PORT: String(idpPort), UNIFIED_PORT: String(tunnelPort), CERTIFICATE_PATH: join(dataDir, 'certs') };
     const url = `http://127.0.0.1:${restPort}`;
     const home = cliHome({ url });
