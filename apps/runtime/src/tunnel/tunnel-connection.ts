@@ -4,6 +4,7 @@ import { connect, TLSSocket } from 'node:tls';
 import {
   encodeHello,
   HELLO_UNAUTHORIZED,
+  HelloRequest,
   parseHelloResponse,
   readHello,
   TUNNEL_HTTP2,
@@ -49,7 +50,7 @@ export interface TunnelConnectOptions {
   /** How long the transport handshake may take (TLS, or QUIC's handshake with its retransmits). */
   connectTimeoutMs?: number;
   apiKey: string;
-  runtime: { version: string; boot_id: string };
+  runtime: HelloRequest['runtime'];
   router: StreamRouter;
   operations: OperationRegistry;
   log: RuntimeLogger;
