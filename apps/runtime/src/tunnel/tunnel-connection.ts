@@ -92,6 +92,9 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   let answer;
   try {
     const answered = readHello(socket);
+    // A server that closes at once (over its connection limit, shutting down) rejects the answer
+    // before the write below completes: handled here, or it is an unhandled rejection that ends the process.
+    answered.catch(() => undefined);
     // HTTP/2 takes over the socket's native handle next; no write may still be in flight then.
     await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime }), resolve));
     answer = parseHelloResponse(await answered);
