@@ -157,8 +157,8 @@ async function round(transport, keys, dir, env, auth) {
     };
     const health = await timed(healthOnce, EXECS);
     const none = { p50: NaN, p99: NaN };
-    if (up.has(0)) await timed(execOnce, 10);
-    const exec = up.has(0) ? await timed(execOnce, EXECS) : none;
+    if (up.has(0)) await timed(execOnce, 10).catch(() => undefined);
+    const exec = up.has(0) ? await timed(execOnce, EXECS).catch((error) => (console.error(`  exec: ${error.message}`), none)) : none;
     const local = await timed(spawnOnce, EXECS);
 
     // Server restart: every daemon notices, backs off with jitter, and reconnects by itself.
