@@ -165,13 +165,14 @@ async function round(transport, keys, dir, env, auth) {
     up.clear();
     const stoppedAt = process.hrtime.bigint();
     await server.stop();
+    const stopS = ms(stoppedAt) / 1000;
     server = await startServer(env);
     const restartS = ms(stoppedAt) / 1000;
     const back = await allUp(stoppedAt);
     const carriersBack = await carriersSeen(serverUrl, auth);
     return {
       cold, perTunnelKB, bareKB, ratio: perTunnelKB / bareKB, rssMiB: fleetRss / 2 ** 20, healthP50: health.p50, healthP99: health.p99,
-      execP50: exec.p50, execP99: exec.p99, spawnP50: local.p50, back, restartS, carriersCold, carriersBack,
+      execP50: exec.p50, execP99: exec.p99, spawnP50: local.p50, back, stopS, restartS, carriersCold, carriersBack,
     };
   } finally {
     workers.forEach((w) => w.connected && w.send('stop'));
@@ -198,7 +199,7 @@ async function main() {
         console.log(`  server memory per idle tunnel    svc ${f(r.perTunnelKB)} KB   bare TLS ${f(r.bareKB)} KB   svc/bare ${f(r.ratio, 2)}x   (server RSS ${f(r.rssMiB, 0)} MiB)   target ≤ ${TARGETS.perTunnelRatio}x`);
         console.log(`  GET /health, fleet connected     p50 ${f(r.healthP50, 2)} ms  p99 ${f(r.healthP99, 2)} ms`);
         console.log(`  exec round trip (true)           svc p50 ${f(r.execP50, 2)} ms  p99 ${f(r.execP99, 2)} ms   local spawn p50 ${f(r.spawnP50, 2)} ms`);
-        console.log(`  back online after restart        ${r.back.join(' | ')} s (server down→answering ${f(r.restartS)} s)   target ≤ ${TARGETS.backSeconds} s; load average ${load()} at end`);
+        console.log(`  back online after restart        ${r.back.join(' | ')} s (server stop ${f(r.stopS)} s, down→answering ${f(r.restartS)} s)   target ≤ ${TARGETS.backSeconds} s; load average ${load()} at end`);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
