@@ -1,7 +1,9 @@
 /**
  * A slice of a simulated fleet, in one process (bench/tunnel-fleet.js forks a few of these):
- * one real runtime daemon (`runDaemon`, the code `svc runtime run` runs, with its own lock and
- * config directory) per API key. Tells the parent, over IPC, each time a device's tunnel comes up.
+ * per API key, one real runtime daemon (`runDaemon`, the code `svc runtime run` runs, with its own
+ * lock and config directory), or with `client: 'tunnel'` only the daemon's tunnel loop (discovery,
+ * carrier choice, backoff, hello, reverse HTTP/2 with the exec handler): a tenth of the memory, so
+ * 10,000 fit on one machine. Tells the parent, over IPC, each time a device's tunnel comes up.
  * The parent sends 'stop' to end it.
  */
 const { mkdirSync } = require('node:fs');
@@ -13,7 +15,7 @@ const { loadRuntimeConfig } = runtime('config/runtime-config');
 const { runDaemon } = runtime('runtime-daemon');
 const { RuntimeLogger } = runtime('logging/runtime-logger');
 
-const { serverUrl, caFile, keys, dir, transport } = JSON.parse(process.argv[2]);
+const { serverUrl, caFile, keys, dir, transport, client } = JSON.parse(process.argv[2]);
 const stop = new AbortController();
 require('node:events').setMaxListeners(0, stop.signal);
 const silent = { write: () => true };
@@ -29,7 +31,47 @@ function start(apiKey, index) {
   return runDaemon(config, { stdin: process.stdin, stdout: silent, stderr: silent }, log, stop.signal).catch((error) => process.send({ failed: index, error: String(error) }));
 }
 
-const daemons = keys.map(start);
+/** The tunnel loop alone, wired as runDaemon wires it (apps/runtime/src/runtime-daemon.ts). */
+function tunnelOnly(apiKey, index) {
+  const { ServerApi } = runtime('http/server-api');
+  const { loadTunnelTrust } = runtime('tunnel/tls-trust');
+  const { discoverTunnel } = runtime('tunnel/tunnel-discovery');
+  const { openTunnel } = runtime('tunnel/tunnel-connection');
+  const { connectWithTransport } = runtime('tunnel/transport-select');
+  const { runTunnelLoop } = runtime('tunnel/tunnel-loop');
+  const { Backoff } = runtime('tunnel/backoff');
+  const { StreamRouter } = runtime('tunnel/stream-router');
+  const { OperationRegistry } = runtime('supervisor/operation-registry');
+  const { handleExec } = runtime('handlers/exec-handler');
+  const { sleep } = runtime('util/abortable');
+  const trust = loadTunnelTrust(caFile, undefined);
+  const api = new ServerApi(new URL(serverUrl), trust.ca);
+  const log = new RuntimeLogger('info', (line) => {
+    if (line.includes('"msg":"tunnel up"')) process.send({ up: index });
+  });
+  const operations = new OperationRegistry();
+  const router = new StreamRouter({ exec: handleExec }, operations, log);
+  const hello = { version: 'bench', boot_id: `bench-${process.pid}-${index}` };
+  return runTunnelLoop(
+    {
+      connect: () =>
+        connectWithTransport({
+          mode: transport,
+          probeIntervalMs: 60_000,
+          target: () => discoverTunnel(api),
+          open: (target, carrier, connectTimeoutMs, note) => openTunnel({ target, carrier, connectTimeoutMs, trust, apiKey, runtime: note ? { ...hello, carrier_note: note } : hello, router, operations, log }),
+          log,
+        }),
+      backoff: new Backoff(),
+      log,
+      sleep,
+      now: Date.now,
+    },
+    stop.signal,
+  ).catch((error) => process.send({ failed: index, error: String(error) }));
+}
+
+const daemons = keys.map(client === 'tunnel' ? tunnelOnly : start);
 process.on('message', (message) => {
   if (message !== 'stop') return;
   stop.abort();

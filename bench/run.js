@@ -9,8 +9,10 @@
  *      a bare node:http server answering the same JSON;
  *   listing (device-listing.js): GET /devices for a user with 10,000 devices, the full list and
  *      one page, vs a raw better-sqlite3 read of the same rows;
- *   fleet (tunnel-fleet.js): memory per idle tunnel vs bare TLS, exec round trip vs a local
- *      spawn, reconnection of 1,000 runtimes after a server restart;
+ *   fleet (tunnel-fleet.js): for runtimes on tcp, quic and auto, the carrier each tunnel used
+ *      (server's view), cold start of 1,000 runtimes, memory per idle tunnel vs bare TLS, GET
+ *      /health latency with the fleet connected, exec round trip vs a local spawn, reconnection
+ *      after a server restart;
  *   forward (forward.js): svc over each carrier vs direct loopback TCP and `ssh -L`, push and pull;
  *   cp (cp.js): `svc cp` up and down vs `scp` to a loopback sshd, with CPU per MB of each process;
  *   exec (exec.js): POST /api/exec vs a local spawn, `svc exec -- true` vs `ssh host true`, and

@@ -14,6 +14,7 @@ import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process'
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 import { startTransportGate, TransportGate } from './fixtures/transport-gate';
 import { eventually } from './fixtures/eventually';
+import { cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 
 const OWNER = 'user:alice@example.test';
 const WAIT_MS = 30_000;
@@ -49,6 +50,10 @@ describe('runtime transport selection (auto)', () => {
   }
 
   function runtime(server: TestServer, apiKey: string, ...flags: string[]): RuntimeProcess {
+    return runtimeWith(server, apiKey, {}, ...flags);
+  }
+
+  function runtimeWith(server: TestServer, apiKey: string, env: Record<string, string>, ...flags: string[]): RuntimeProcess {
     const dir = mkdtempSync(join(tmpdir(), 'svc-rt-transport-'));
     dirs.push(dir);
     const rt = startRuntimeProcess(['run', ...flags], {
@@ -58,6 +63,7 @@ describe('runtime transport selection (auto)', () => {
       SVC_CA_FILE: server.tunnel!.caFile,
       SVC_API_KEY: apiKey,
       SVC_TUNNEL_TRANSPORT: 'auto',
+      ...env,
     });
     runtimes.push(rt);
     return rt;
@@ -106,5 +112,45 @@ describe('runtime transport selection (auto)', () => {
     expect(await heldOn(s, 'auto-fallback', 'quic')).toBe('quic');
     expect(await echo(s, alice, 'auto-fallback')).toMatchObject({ output: 'hi\n', exit_code: 0 });
     expect((await s.api.get('/devices/auto-fallback/status', alice)).body).toMatchObject({ status: 'online' });
+  });
+
+  it('on a device without a QUIC binding, auto takes TCP at once and says why in `svc runtime status` and `svc devices status`', async () => {
+    const { server: s, alice } = await server();
+    const apiKey = await registerDevice(s, 'auto-no-binding', OWNER, alice);
+    // SVC_QUIC_BINDING=none: the runtime acts as on a platform the binding does not ship for (32-bit ARM).
+    const rt = runtimeWith(s, apiKey, { SVC_QUIC_BINDING: 'none' }, '--quic-probe-interval', '100ms');
+    expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
+    expect(await heldOn(s, 'auto-no-binding', 'tcp')).toBe('tcp');
+    const why = 'auto: QUIC unavailable on this device (SVC_QUIC_BINDING=none); using TCP';
+
+    const device = cliHome(s, { SVC_CONFIG_DIR: join(dirs.at(-1)!, 'svc'), SVC_SYSTEMD_UNIT_DIR: join(dirs.at(-1)!, 'no-units') });
+    const local = await svc(device, ['runtime', 'status']);
+    expect(local.stdout).toMatch(/state: +online over tcp since/);
+    expect(local.stdout).toContain(`carrier:  ${why}`);
+    expect(JSON.parse((await svc(device, ['runtime', 'status', '--json'])).stdout).runtime.status).toMatchObject({ carrier: 'tcp', carrier_note: why });
+
+    const user = cliHome(s);
+    await svcLogin(user, 'alice@example.test');
+    expect(await svcJson(user, ['devices', 'status', 'auto-no-binding'])).toMatchObject({ status: 'online', carrier: 'tcp', carrier_note: why });
+    const shown = await svc(user, ['devices', 'status', 'auto-no-binding']);
+    expect(shown.stdout).toMatch(/auto-no-binding +online +healthy +\S+ +\S+ +tcp/);
+    expect(shown.stdout).toContain(`auto-no-binding: ${why}`);
+    user.remove();
+    device.remove();
+    // Still on TCP after several probe intervals: there is nothing to probe with.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(s.app.get(TunnelRegistry).sessionOf('auto-no-binding')?.carrier).toBe('tcp');
+  });
+
+  it('a device on QUIC shows the carrier and no note in `svc devices status`', async () => {
+    const { server: s, alice } = await server();
+    const rt = runtime(s, await registerDevice(s, 'auto-quic-status', OWNER, alice));
+    expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'quic' });
+    const user = cliHome(s);
+    await svcLogin(user, 'alice@example.test');
+    const status = await svcJson<Record<string, unknown>>(user, ['devices', 'status', 'auto-quic-status']);
+    expect(status).toMatchObject({ status: 'online', carrier: 'quic' });
+    expect(status).not.toHaveProperty('carrier_note');
+    user.remove();
   });
 });

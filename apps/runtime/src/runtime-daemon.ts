@@ -26,6 +26,7 @@ import { loadTunnelTrust } from './tunnel/tls-trust';
 import { OpenTunnel, openTunnel } from './tunnel/tunnel-connection';
 import { discoverTunnel, withAnnouncedQuic } from './tunnel/tunnel-discovery';
 import { runTunnelLoop } from './tunnel/tunnel-loop';
+import { quicUnavailableReason } from './tunnel/quic-availability';
 import { connectWithTransport } from './tunnel/transport-select';
 import { sleep } from './util/abortable';
 
@@ -84,15 +85,21 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
       const apiKey = config.envApiKey ?? store.read().api_key ?? (await register(config, io, log, api, store, signal));
       if (apiKey === undefined) return EXIT_CODES.ok;
       status.update({ state: 'connecting' });
+      const quicUnavailable = config.transport === 'tcp' ? undefined : quicUnavailableReason(config.quicBinding);
+      if (quicUnavailable !== undefined) log.warn('QUIC unavailable on this device', { reason: quicUnavailable, transport: config.transport });
       const end = await runTunnelLoop(
         {
           connect: () =>
             connectWithTransport({
               mode: config.transport,
               probeIntervalMs: config.quicProbeIntervalMs,
+              quicUnavailable,
               target: async () => (config.tunnel ? await withAnnouncedQuic(config.tunnel, api) : await discoverTunnel(api)),
-              open: async (target, carrier, connectTimeoutMs) =>
-                publishTunnel(await openTunnel({ target, carrier, connectTimeoutMs, trust, apiKey, runtime, router, operations, log })),
+              open: async (target, carrier, connectTimeoutMs, note) => {
+                if (carrier === 'quic' && quicUnavailable !== undefined) throw new Error(`QUIC unavailable on this device: ${quicUnavailable}`);
+                const hello = note === undefined ? runtime : { ...runtime, carrier_note: note };
+                return publishTunnel(await openTunnel({ target, carrier, connectTimeoutMs, trust, apiKey, runtime: hello, router, operations, log }), note);
+              },
               log,
             }),
           backoff: new Backoff(),
@@ -126,15 +133,15 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
 }
 
 /** Every tunnel that comes up is the current one (auto mode moves from TCP onto QUIC), until it closes. */
-function tunnelPublisher(status: RuntimeStatusFile): (tunnel: OpenTunnel) => OpenTunnel {
+function tunnelPublisher(status: RuntimeStatusFile): (tunnel: OpenTunnel, carrierNote?: string) => OpenTunnel {
   let current: OpenTunnel | undefined;
-  return (tunnel) => {
-    status.update({ state: 'online', carrier: tunnel.carrier, device_id: tunnel.deviceId, connected_at: new Date().toISOString() });
+  return (tunnel, carrierNote) => {
+    status.update({ state: 'online', carrier: tunnel.carrier, carrier_note: carrierNote ?? null, device_id: tunnel.deviceId, connected_at: new Date().toISOString() });
     current = tunnel;
     void tunnel.closed.then(() => {
       if (current !== tunnel) return;
       current = undefined;
-      status.update({ state: 'connecting', carrier: null, connected_at: null });
+      status.update({ state: 'connecting', carrier: null, carrier_note: null, connected_at: null });
     });
     return tunnel;
   };

@@ -9,7 +9,7 @@ export const TOOL_RETURNS: Partial<Record<OperationName, string>> = {
   devices_approve: '{status: "approved", device_id, fingerprint}',
   device_rename: '{status: "renamed", device_id, name}',
   devices_reject: '{status: "rejected"}',
-  device_status: '{status (online, offline), health, uptime (s), last_seen}',
+  device_status: '{status (online, offline), health, uptime (s), last_seen, carrier (tcp, quic; null offline), carrier_note? (why not QUIC)}',
   device_audit_logs: '{logs: [{timestamp, user, action, details}]}, newest first',
   device_access_list: 'array of {email or org_id, role}',
   device_access_add: '{status: "added"}',

@@ -1,5 +1,6 @@
 import { checkSocketPath, CLIENT_VARIABLES, ConfigError, configDirectory, credentialsFilePath, deviceNameProblem, isScope, parseVariables } from '@svc/common';
 import { defaultDockerSockets, LOG_LEVELS, LogLevel, parseDuration, parseHostPort, parseIntervalOrOff, parsePin, RUNTIME_VARIABLES, TRANSPORT_MODES, TransportMode } from './runtime-variables';
+import type { QuicBindingSetting } from './runtime-variables';
 
 type Env = Record<string, string | undefined>;
 
@@ -40,6 +41,7 @@ export interface RuntimeConfig {
   reregister: boolean;
   transport: TransportMode;
   quicProbeIntervalMs: number;
+  quicBinding: QuicBindingSetting;
   /** Container engine sockets for the docker operation: the configured one, or the usual places in order. */
   dockerSockets: string[];
   /** How often labelled containers are checked for newer images; 0 = never. */
@@ -83,6 +85,7 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     reregister: flags.reregister === true,
     transport: flag('transport', parseTransport) ?? vars.transport ?? 'auto',
     quicProbeIntervalMs: flag('quic-probe-interval', parseDuration) ?? vars.quicProbeInterval ?? 60_000,
+    quicBinding: vars.quicBinding ?? 'load',
     dockerSockets: dockerSocket ? [dockerSocket] : defaultDockerSockets(env),
     imageUpdateIntervalMs: flag('image-update-interval', parseIntervalOrOff) ?? vars.imageUpdateInterval ?? 300_000,
     envApiKey: vars.apiKey,

@@ -3,6 +3,9 @@ import { v, VariableSpec } from '@svc/common';
 /** `--transport`: auto tries QUIC and falls back to TLS over TCP; quic or tcp use that carrier only. */
 export const TRANSPORT_MODES = ['auto', 'quic', 'tcp'] as const;
 export type TransportMode = (typeof TRANSPORT_MODES)[number];
+/** SVC_QUIC_BINDING: `load` the native QUIC binding when needed, or `none` (act as a platform without one). */
+export const QUIC_BINDING_SETTINGS = ['load', 'none'] as const;
+export type QuicBindingSetting = (typeof QUIC_BINDING_SETTINGS)[number];
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -65,6 +68,12 @@ export const RUNTIME_VARIABLES = {
   logLevel: v.oneOf('RUST_LOG', 'Log level of the runtime (flag `--log-level`).', LOG_LEVELS, 'info'),
   transport: v.oneOf('SVC_TUNNEL_TRANSPORT', 'Tunnel carrier: `auto` (QUIC, falling back to TLS over TCP when UDP is blocked, moving back when QUIC works again), `quic` or `tcp` (flag `--transport`).', TRANSPORT_MODES, 'auto'),
   quicProbeInterval: duration('SVC_QUIC_PROBE_INTERVAL', 'In `auto` mode, how often a runtime that fell back to TCP tries QUIC again (flag `--quic-probe-interval`).', '60s'),
+  quicBinding: v.oneOf(
+    'SVC_QUIC_BINDING',
+    '`none`: do not load the native QUIC binding, as on a platform that has none (32-bit ARM): `auto` then uses TLS over TCP and says why in `svc runtime status` and `svc devices status`; `quic` fails.',
+    QUIC_BINDING_SETTINGS,
+    'load',
+  ),
   dockerSocket: v.string('SVC_DOCKER_SOCKET', 'Container engine socket that docker_exec reaches (flag `--docker-socket`); default: the first of /var/run/docker.sock, $XDG_RUNTIME_DIR/podman/podman.sock, /run/podman/podman.sock that exists.'),
   imageUpdateInterval: {
     ...duration(

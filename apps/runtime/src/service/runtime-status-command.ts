@@ -82,7 +82,9 @@ function humanStatus(runtime: RunningRuntime | { running: false }, unit: UnitSta
     lines.push(`runtime:  running (pid ${runtime.pid}${runtime.uptime_secs === undefined ? '' : `, up ${duration(runtime.uptime_secs)}`})`);
     if (status) {
       const link = status.state === 'online' ? `online over ${status.carrier} since ${status.connected_at}` : status.state;
-      lines.push(`state:    ${link}`, `server:   ${status.server}`);
+      lines.push(`state:    ${link}`);
+      if (status.state === 'online' && status.carrier_note) lines.push(`carrier:  ${status.carrier_note}`);
+      lines.push(`server:   ${status.server}`);
       if (status.device_id) lines.push(`device:   ${status.device_id}`);
     }
   }

@@ -15,6 +15,8 @@ export interface PublishedStatus {
   state: RuntimeState;
   device_id: string | null;
   carrier: 'tcp' | 'quic' | null;
+  /** Why the tunnel is not on QUIC in `auto` mode (no QUIC binding here, UDP blocked); null otherwise. */
+  carrier_note?: string | null;
   /** Since when the current tunnel is up; null while not online. */
   connected_at: string | null;
   updated_at: string;
@@ -36,7 +38,7 @@ export class RuntimeStatusFile {
     this.write();
   }
 
-  update(change: Partial<Pick<PublishedStatus, 'state' | 'device_id' | 'carrier' | 'connected_at'>>): void {
+  update(change: Partial<Pick<PublishedStatus, 'state' | 'device_id' | 'carrier' | 'carrier_note' | 'connected_at'>>): void {
     this.status = { ...this.status, ...change, updated_at: new Date().toISOString() };
     this.write();
   }

@@ -1,9 +1,10 @@
 import { Backoff } from './backoff';
 
 describe('Backoff (full jitter)', () => {
-  const CEILINGS = [1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000];
+  /** 1 s, 2 s, then 4 s up to the 15th attempt (about half a minute of quick retries), then doubling to 60 s. */
+  const CEILINGS = [1000, 2000, ...new Array(13).fill(4000), 8000, 16000, 32000, 60000, 60000, 60000];
 
-  it.each([0, 0.25, 0.999])('draws attempt n uniformly below min(60 s, 1 s·2^n) (random() = %p)', (r) => {
+  it.each([0, 0.25, 0.999])('draws each attempt uniformly below its ceiling: 1 s, 2 s, 4 s for 15 attempts, then doubling to 60 s (random() = %p)', (r) => {
     const backoff = new Backoff({ random: () => r });
     expect(CEILINGS.map(() => backoff.next())).toEqual(CEILINGS.map((ceiling) => Math.floor(r * ceiling)));
   });

@@ -26,13 +26,15 @@ function fakeTunnel(carrier: TunnelCarrierName): FakeTunnel {
 /** `quicWorks` decides, at each attempt, whether QUIC connects. */
 function deps(mode: TransportSelectDeps['mode'], target: TunnelTarget, quicWorks: () => boolean) {
   const attempts: TunnelCarrierName[] = [];
+  const notes: (string | undefined)[] = [];
   const opened: FakeTunnel[] = [];
   const d: TransportSelectDeps = {
     mode,
     probeIntervalMs: 5,
     target: async () => target,
-    open: async (_target, carrier) => {
+    open: async (_target, carrier, _timeoutMs, note) => {
       attempts.push(carrier);
+      notes.push(note);
       if (carrier === 'quic' && !quicWorks()) throw new Error('QUIC handshake timed out');
       const tunnel = fakeTunnel(carrier);
       opened.push(tunnel);
@@ -40,7 +42,7 @@ function deps(mode: TransportSelectDeps['mode'], target: TunnelTarget, quicWorks
     },
     log: new RuntimeLogger('error'),
   };
-  return { d, attempts, opened };
+  return { d, attempts, notes, opened };
 }
 
 const until = async (condition: () => boolean) => {
@@ -69,6 +71,23 @@ describe('connectWithTransport', () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(tunnel.carrier).toBe('tcp');
     expect(attempts).toEqual(['tcp']);
+    await tunnel.close();
+  });
+
+  it('auto takes TCP at once, never probes, and says why where there is no QUIC binding', async () => {
+    const { d, attempts, notes } = deps('auto', both, () => true);
+    d.quicUnavailable = 'no QUIC binding for linux-arm';
+    const tunnel = await connectWithTransport(d);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(tunnel.carrier).toBe('tcp');
+    expect(attempts).toEqual(['tcp']);
+    expect(notes).toEqual(['auto: QUIC unavailable on this device (no QUIC binding for linux-arm); using TCP']);
+  });
+
+  it('auto on TCP after a failed QUIC handshake says so in its hello', async () => {
+    const { d, notes } = deps('auto', both, () => false);
+    const tunnel = await connectWithTransport(d);
+    expect(notes[1]).toMatch(/^auto: QUIC did not connect \(QUIC handshake timed out\); using TCP/);
     await tunnel.close();
   });
 

@@ -12,8 +12,16 @@ export interface TransportSelectDeps {
   probeIntervalMs: number;
   /** Where to connect (asks the server, unless the address was configured). */
   target(): Promise<TunnelTarget>;
-  /** Opens one tunnel on one carrier; `timeoutMs` bounds the transport handshake when given. */
-  open(target: TunnelTarget, carrier: TunnelCarrierName, timeoutMs?: number): Promise<OpenTunnel>;
+  /**
+   * Why this runtime cannot dial QUIC at all (no QUIC binding for its platform, or
+   * SVC_QUIC_BINDING=none), or undefined when it can: `auto` then takes TCP without trying.
+   */
+  quicUnavailable?: string;
+  /**
+   * Opens one tunnel on one carrier; `timeoutMs` bounds the transport handshake when given;
+   * `note` (auto mode on TCP) says why it is not QUIC: the hello carries it to device_status.
+   */
+  open(target: TunnelTarget, carrier: TunnelCarrierName, timeoutMs?: number, note?: string): Promise<OpenTunnel>;
   log: RuntimeLogger;
 }
 
@@ -21,21 +29,25 @@ export interface TransportSelectDeps {
  * `--transport quic|tcp` use that carrier only. `auto` tries QUIC when the server offers it and
  * falls back to TLS over TCP when QUIC cannot connect (UDP blocked); while on TCP it probes QUIC
  * every `probeIntervalMs` and, when the probe tunnel comes up while no operation is running,
- * moves onto it (the server replaces the TCP tunnel with it atomically).
+ * moves onto it (the server replaces the TCP tunnel with it atomically). On a platform without a
+ * QUIC binding `auto` takes TCP at once, never probes, and says why (`carrier_note`).
  */
 export async function connectWithTransport(deps: TransportSelectDeps): Promise<OpenTunnel> {
   const target = await deps.target();
   if (deps.mode !== 'auto') return deps.open(target, deps.mode);
+  if (deps.quicUnavailable !== undefined) return deps.open(target, 'tcp', undefined, `auto: QUIC unavailable on this device (${deps.quicUnavailable}); using TCP`);
   const quicOffered = target.transports === undefined || target.transports.includes('quic');
+  let note: string | undefined;
   if (quicOffered) {
     try {
       return await deps.open(target, 'quic', AUTO_QUIC_TIMEOUT_MS);
     } catch (error) {
       if (error instanceof TunnelRefusedError) throw error;
       deps.log.warn('QUIC unavailable; using TLS over TCP', { error });
+      note = `auto: QUIC did not connect (${(error as Error).message}); using TCP, trying QUIC again every ${Math.round(deps.probeIntervalMs / 1000)} s`;
     }
   }
-  const tcp = await deps.open(target, 'tcp');
+  const tcp = await deps.open(target, 'tcp', undefined, note);
   return upgradingTunnel(tcp, deps);
 }
 

@@ -4,6 +4,7 @@ import { connect, TLSSocket } from 'node:tls';
 import {
   encodeHello,
   HELLO_UNAUTHORIZED,
+  HelloRequest,
   parseHelloResponse,
   readHello,
   TUNNEL_HTTP2,
@@ -51,7 +52,7 @@ export interface TunnelConnectOptions {
   /** How long the transport handshake may take (TLS, or QUIC's handshake with its retransmits). */
   connectTimeoutMs?: number;
   apiKey: string;
-  runtime: { version: string; boot_id: string };
+  runtime: HelloRequest['runtime'];
   router: StreamRouter;
   operations: OperationRegistry;
   log: RuntimeLogger;
@@ -84,6 +85,9 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   let answer;
   try {
     const answered = readHello(socket);
+    // A server that closes at once (over its connection limit, shutting down) rejects the answer
+    // before the write below completes: handled here, or it is an unhandled rejection that ends the process.
+    answered.catch(() => undefined);
     // HTTP/2 takes over the socket's native handle next; no write may still be in flight then.
     await new Promise((resolve) => socket.write(encodeHello({ v: TUNNEL_PROTOCOL_VERSION, api_key: options.apiKey, runtime: options.runtime, ...(quic && { streams: TUNNEL_QUIC_STREAMS }) }), resolve));
     answer = parseHelloResponse(await answered);

@@ -12,7 +12,7 @@ function harness(steps: Step[], stopAfterSteps = steps.length) {
   const controller = new AbortController();
   let taken = 0;
   const deps: TunnelLoopDeps = {
-    backoff: new Backoff({ random: () => 0.5 }),
+    backoff: new Backoff({ random: () => 0.5, quickCapMs: 60_000 }),
     log: new RuntimeLogger('error'),
     now: () => clock,
     sleep: async (ms) => {

@@ -7,9 +7,12 @@ export interface PresenceInfo {
   online: boolean;
   health: string;
   uptimeSeconds: number | null;
+  /** While online: the tunnel's carrier, and the runtime's note on why it is not QUIC. */
+  carrier: 'tcp' | 'quic' | null;
+  carrierNote?: string;
 }
 
-export const OFFLINE: PresenceInfo = Object.freeze({ online: false, health: 'unknown', uptimeSeconds: null });
+export const OFFLINE: PresenceInfo = Object.freeze({ online: false, health: 'unknown', uptimeSeconds: null, carrier: null });
 
 export abstract class DevicePresence {
   /** Presence of each device asked; a device without an entry is offline, health unknown (see `presenceIn`). */

@@ -25,8 +25,8 @@ export class TunnelPresence extends DevicePresence {
       answer.set(
         id,
         location.state === 'connected'
-          ? { online: true, health: 'healthy', uptimeSeconds: Math.max(0, Math.floor((now - location.connectedAt.getTime()) / 1000)) }
-          : { online: false, health: 'unreachable', uptimeSeconds: null },
+          ? { online: true, health: 'healthy', uptimeSeconds: Math.max(0, Math.floor((now - location.connectedAt.getTime()) / 1000)), carrier: location.carrier, carrierNote: location.carrierNote }
+          : { online: false, health: 'unreachable', uptimeSeconds: null, carrier: null },
       );
     }
     return answer;

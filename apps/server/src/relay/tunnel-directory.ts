@@ -3,13 +3,19 @@
  * server; a deployment with several replicas swaps in one backed by a shared engine (NATS, Redis)
  * without touching the operations, which only ask `locate` and then open a stream where it points.
  */
+/** The carrier a tunnel runs on and, when the runtime gave one, why (hello `runtime.carrier_note`). */
+export interface TunnelLink {
+  carrier: 'tcp' | 'quic';
+  carrierNote?: string;
+}
+
 export type TunnelLocation =
-  | { state: 'connected'; holder: string; connectedAt: Date }
+  | ({ state: 'connected'; holder: string; connectedAt: Date } & TunnelLink)
   | { state: 'lost'; since: Date };
 
 export abstract class TunnelDirectory {
   /** This holder now has the device's tunnel (replacing whatever was recorded). */
-  abstract connected(deviceId: string, holder: string, connectedAt: Date): Promise<void>;
+  abstract connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void>;
   /** The holder's tunnel went away; ignored when another holder has taken the device over. */
   abstract lost(deviceId: string, holder: string, at: Date): Promise<void>;
   /** The device no longer exists (rejected, removed): forget it entirely. */
@@ -21,8 +27,8 @@ export abstract class TunnelDirectory {
 export class InProcessTunnelDirectory extends TunnelDirectory {
   private readonly entries = new Map<string, TunnelLocation>();
 
-  async connected(deviceId: string, holder: string, connectedAt: Date): Promise<void> {
-    this.entries.set(deviceId, { state: 'connected', holder, connectedAt });
+  async connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
+    this.entries.set(deviceId, { state: 'connected', holder, connectedAt, ...link });
   }
 
   async lost(deviceId: string, holder: string, at: Date): Promise<void> {

@@ -65,10 +65,10 @@ describe('TunnelRegistry', () => {
     const session = new FakeSession('d1');
     registry.register(session);
     clock.advance(61_500);
-    expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 61 });
+    expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 61, carrier: 'tcp' });
     session.close('gone');
     expect(registry.sessionOf('d1')).toBeUndefined();
-    expect(await presenceOf('d1')).toEqual({ online: false, health: 'unreachable', uptimeSeconds: null });
+    expect(await presenceOf('d1')).toEqual({ online: false, health: 'unreachable', uptimeSeconds: null, carrier: null });
     expect(touched).toEqual(['d1', 'd1']);
   });
 
@@ -88,7 +88,7 @@ describe('TunnelRegistry', () => {
     expect(first.closedWith).toBe('replaced by a new connection');
     expect(second.closedWith).toBeNull();
     expect(registry.require('d1')).toBe(second);
-    expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 0 });
+    expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 0, carrier: 'tcp' });
   });
 
   it('revokes: closes the live session and forgets the device', async () => {

@@ -31,7 +31,8 @@ export class TunnelRegistry {
     const previous = this.live.get(deviceId);
     this.live.set(deviceId, session);
     session.onClosed((reason) => this.closed(session, reason));
-    this.report(this.directory.connected(deviceId, this.holder, this.clock.now()));
+    const link = { carrier: session.carrier, ...(session.runtime.carrier_note === undefined ? {} : { carrierNote: session.runtime.carrier_note }) };
+    this.report(this.directory.connected(deviceId, this.holder, this.clock.now(), link));
     for (const listener of this.presenceListeners) listener.connected(deviceId);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
     for (const listener of this.registeredListeners) {

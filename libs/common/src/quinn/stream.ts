@@ -1,8 +1,14 @@
 import { Duplex } from 'node:stream';
 import type { QuinnStream } from './binding';
 
-/** One read takes up to this much: large reads keep the per-call cost (a native round trip) small. */
-const READ_BYTES = 256 * 1024;
+/**
+ * Reads start at MIN_READ_BYTES and double, up to MAX_READ_BYTES, while each comes back full:
+ * large reads keep the per-call cost (a native round trip) small on a busy stream, small ones keep
+ * an idle tunnel small (its pending read holds its buffer: 256 KiB reads cost ~110 KB of server
+ * RSS per idle QUIC tunnel, measured with 200 tunnels). A short read halves the size again.
+ */
+const MIN_READ_BYTES = 16 * 1024;
+const MAX_READ_BYTES = 256 * 1024;
 /** Bytes accepted from the writer before quinn took the previous ones (one batch ahead). */
 const WRITE_AHEAD_BYTES = 1024 * 1024;
 
@@ -13,6 +19,7 @@ const WRITE_AHEAD_BYTES = 1024 * 1024;
  */
 export class QuinnDuplex extends Duplex {
   private reading = false;
+  private readBytes = MIN_READ_BYTES;
   private writing = false;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -25,7 +32,7 @@ export class QuinnDuplex extends Duplex {
     protected readonly stream: QuinnStream,
     readonly remoteAddress: string,
   ) {
-    super({ allowHalfOpen: true, highWaterMark: READ_BYTES });
+    super({ allowHalfOpen: true, highWaterMark: MAX_READ_BYTES });
   }
 
   override _read(): void {
@@ -37,12 +44,14 @@ export class QuinnDuplex extends Duplex {
   private async pull(): Promise<void> {
     try {
       for (;;) {
-        const chunk = await this.stream.read(READ_BYTES);
+        const chunk = await this.stream.read(this.readBytes);
         if (this.destroyed) return;
         if (chunk === null) {
           this.received(null);
           return;
         }
+        if (chunk.byteLength >= this.readBytes) this.readBytes = Math.min(MAX_READ_BYTES, this.readBytes * 2);
+        else if (chunk.byteLength < this.readBytes / 2) this.readBytes = Math.max(MIN_READ_BYTES, this.readBytes / 2);
         if (!this.received(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) break;
       }
     } catch (error) {

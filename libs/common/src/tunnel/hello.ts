@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { TUNNEL_LIMITS, TUNNEL_PROTOCOL_VERSION } from './constants';
 import { TunnelProtocolError } from './tunnel-protocol.error';
+import { escapeControls } from '../control-chars';
 
 /**
  * The hello exchange that opens every tunnel, before HTTP/2 starts on the same socket:
@@ -11,10 +12,17 @@ export const HELLO_LENGTH_BYTES = 4;
 export interface HelloRequest {
   v: number;
   api_key: string;
-  runtime: { version: string; boot_id: string };
+  /**
+   * `carrier_note`: why the runtime is on the carrier it is when `auto` did not take QUIC (no
+   * QUIC binding on its platform, UDP blocked); the server shows it in device_status.
+   */
+  runtime: { version: string; boot_id: string; carrier_note?: string };
   /** On QUIC only: the runtime takes one QUIC stream per operation (TUNNEL_QUIC_STREAMS) instead of reverse HTTP/2. */
   streams?: typeof TUNNEL_QUIC_STREAMS;
 }
+
+/** A carrier note longer than this is cut (it is one line of a status answer). */
+export const CARRIER_NOTE_MAX_CHARS = 200;
 
 /**
  * The value of the hellos' `streams` on QUIC: asked by the runtime, echoed by a server that will
@@ -128,7 +136,8 @@ export function parseHelloRequest(value: unknown): HelloRequest {
   if (!isObject(runtime) || typeof runtime.version !== 'string' || typeof runtime.boot_id !== 'string') {
     throw new TunnelProtocolError('Hello lacks runtime.version or runtime.boot_id');
   }
-  const hello: HelloRequest = { v: value.v, api_key: value.api_key, runtime: { version: runtime.version, boot_id: runtime.boot_id } };
+  const note = typeof runtime.carrier_note === 'string' && runtime.carrier_note.length > 0 ? escapeControls(runtime.carrier_note).slice(0, CARRIER_NOTE_MAX_CHARS) : undefined;
+  const hello: HelloRequest = { v: value.v, api_key: value.api_key, runtime: { version: runtime.version, boot_id: runtime.boot_id, ...(note === undefined ? {} : { carrier_note: note }) } };
   if (value.streams === TUNNEL_QUIC_STREAMS) hello.streams = TUNNEL_QUIC_STREAMS;
   return hello;
 }

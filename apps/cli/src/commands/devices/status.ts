@@ -8,7 +8,7 @@ import { renderTable } from '../../output/table';
 type StatusRow = BatchItem<DeviceStatusResult>;
 
 export default class DevicesStatus extends SvcCommand<typeof DevicesStatus> {
-  static override summary = 'Connection status, health, uptime and last contact of devices.';
+  static override summary = 'Connection status, health, uptime, carrier and last contact of devices.';
   static override description = `Exit code: 0 when every device is online and healthy, 1 when some are not (or could not be found), 2 when the command failed (3: not logged in).`;
   static override examples = ['<%= config.bin %> devices status edge-1', '<%= config.bin %> devices status --devices edge-1,edge-2 --json', '<%= config.bin %> devices status edge-1 && echo ready'];
   static override args = { device: Args.string({ description: 'device name or id' }) };
@@ -24,8 +24,9 @@ export default class DevicesStatus extends SvcCommand<typeof DevicesStatus> {
         { header: 'status', get: (r) => ('error' in r ? `error: ${r.error}` : r.status) },
         { header: 'health', get: (r) => ('error' in r ? '' : r.health) },
         { header: 'uptime', get: (r) => ('error' in r || r.uptime === null ? '' : formatUptime(r.uptime)) },
+        { header: 'carrier', get: (r) => ('error' in r ? '' : (r.carrier ?? '')) },
         { header: 'last seen', get: (r) => ('error' in r ? '' : lastSeen(r)) },
-      ]),
+      ]) + carrierNotes(rows),
     );
     const allGood = rows.every((r) => !('error' in r) && r.status === 'online' && r.health === 'healthy');
     if (!allGood) process.exitCode = EXIT.NEGATIVE;
@@ -38,6 +39,11 @@ function lastSeen(row: DeviceStatusResult): string {
   if (row.status === 'online') return 'now';
   if (row.last_seen === null) return 'never';
   return `${row.last_seen} (${formatDuration(Math.max(0, (Date.now() - Date.parse(row.last_seen)) / 1000))} ago)`;
+}
+
+/** Why a device is not on QUIC, as its runtime said (e.g. no QUIC binding on its platform): one line each. */
+function carrierNotes(rows: StatusRow[]): string {
+  return rows.map((r) => ('error' in r || !r.carrier_note ? '' : `\n${r.device}: ${r.carrier_note}`)).join('');
 }
 
 function formatUptime(seconds: number): string {
