@@ -29,6 +29,8 @@ export class H2TunnelSession implements TunnelSession {
   private readonly heartbeat: NodeJS.Timeout;
   private lastPongAt = Date.now();
   private pingInFlight = false;
+  /** The session's state when the last beat ended: a session that stopped sending keeps it frozen. */
+  private stateAtLastBeat = '';
   private readonly logger = new Logger('TunnelSession');
   private readonly gone: Promise<void>;
 
@@ -114,12 +116,14 @@ export class H2TunnelSession implements TunnelSession {
   }
 
   private beat(beatMs: number): void {
-    if (this.pingInFlight && this.framesQueued()) {
-      // Last beat's ping never left: give frames queued this very turn their flush, then judge.
-      // A connection whose writes stalled for a whole beat looks the same from here; it is cut
-      // one beat before the keep-alive would have cut it.
+    if (this.pingInFlight && this.stalled()) {
+      // Last beat's ping never left and nothing about the session moved since: give frames queued
+      // this very turn their flush, then judge. A busy session (streams opening, windows moving)
+      // whose pong is merely late is left to the keep-alive below. A connection whose writes
+      // stalled for a whole beat with nothing else going on looks the same from here; it is cut one
+      // beat before the keep-alive would have cut it.
       setImmediate(() => {
-        if (this.framesQueued()) this.finish('protocol error: the HTTP/2 session stopped sending (nghttp2 refused a frame, e.g. an oversized one or a malformed SETTINGS, or the connection stalled)');
+        if (this.stalled()) this.finish('protocol error: the HTTP/2 session stopped sending (nghttp2 refused a frame, e.g. an oversized one or a malformed SETTINGS, or the connection stalled)');
       });
       return;
     }
@@ -127,16 +131,28 @@ export class H2TunnelSession implements TunnelSession {
       this.finish('keep-alive timeout');
       return;
     }
-    if (this.pingInFlight) return;
-    this.pingInFlight = true;
-    try {
-      this.session.ping((err) => {
-        this.pingInFlight = false;
-        if (!err) this.lastPongAt = Date.now();
-      });
-    } catch {
-      this.finish('connection closed');
+    if (!this.pingInFlight) {
+      this.pingInFlight = true;
+      try {
+        this.session.ping((err) => {
+          this.pingInFlight = false;
+          if (!err) this.lastPongAt = Date.now();
+        });
+      } catch {
+        this.finish('connection closed');
+        return;
+      }
     }
+    this.stateAtLastBeat = this.stateSignature();
+  }
+
+  /** Frames are queued and the session's state (windows, stream ids, queue) is as the last beat left it. */
+  private stalled(): boolean {
+    return this.framesQueued() && this.stateSignature() === this.stateAtLastBeat;
+  }
+
+  private stateSignature(): string {
+    return this.session.destroyed ? '' : JSON.stringify(this.session.state);
   }
 
   /** Frames nghttp2 holds unsent; a live session writes them out within a turn of the event loop. */
