@@ -126,7 +126,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       expect(await status('pres-1')).toEqual({ status: 'offline', health: 'unknown', uptime: null, last_seen: null });
       const stub = await online('pres-1');
       server.clock.advance(42_000);
-      expect(await status('pres-1')).toEqual({ status: 'online', health: 'healthy', uptime: 42, last_seen: expect.any(String) });
+      expect(await status('pres-1')).toEqual({ status: 'online', health: 'healthy', uptime: 42, last_seen: expect.any(String), carrier });
       expect((await server.api.get('/devices', alice)).body).toContainEqual(expect.objectContaining({ id: 'pres-1', status: 'online' }));
 
       stub.close();

@@ -140,7 +140,7 @@ export class DevicesService {
           health: presence.health,
           uptime: presence.uptimeSeconds,
           last_seen: device.lastSeen ? device.lastSeen.toISOString() : null,
-          carrier: presence.carrier,
+          ...(presence.carrier === null ? {} : { carrier: presence.carrier }),
           ...(presence.carrierNote === undefined ? {} : { carrier_note: presence.carrierNote }),
         };
       },

@@ -47,8 +47,8 @@ const deviceListItem = object(
   ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint', 'replaces'],
 );
 const deviceStatus = object(
-  { status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }), carrier: nullable({ type: 'string', enum: ['tcp', 'quic'] }), carrier_note: string },
-  ['carrier_note'],
+  { status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }), carrier: { type: 'string', enum: ['tcp', 'quic'] }, carrier_note: string },
+  ['carrier', 'carrier_note'],
 );
 const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);
 const accessEntry = { oneOf: [object({ email: string, role }), object({ org_id: string, role })] };

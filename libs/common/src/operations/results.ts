@@ -49,8 +49,8 @@ export interface DeviceStatusResult {
   health: string;
   uptime: number | null;
   last_seen: string | null;
-  /** The carrier the tunnel runs on while online (`tcp` or `quic`), else null. */
-  carrier: 'tcp' | 'quic' | null;
+  /** While online: the carrier the tunnel runs on (`tcp` or `quic`); absent while offline. */
+  carrier?: 'tcp' | 'quic';
   /** While online: why the runtime is not on QUIC, as it reported it (no QUIC binding on its platform, UDP blocked). */
   carrier_note?: string;
 }

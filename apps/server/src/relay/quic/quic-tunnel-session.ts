@@ -19,6 +19,8 @@ import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '.
 const MAX_REFUSAL_BYTES = 16 * 1024;
 /** After the close message, the runtime gets this long to read it and hang up before the connection is cut. */
 const GOAWAY_GRACE_MS = 1000;
+/** A runtime that says it is going (its own shutdown) gets this long to finish the answers in flight. */
+const DEVICE_GOAWAY_DRAIN_MS = 5000;
 
 /**
  * A tunnel over QUIC with one stream per operation (docs/protocol.md, "One QUIC stream per
@@ -36,6 +38,8 @@ export class QuicTunnelSession implements TunnelSession {
   private readonly logger = new Logger('QuicTunnelSession');
   private readonly gone: Promise<void>;
   private streamNumber = 0;
+  /** Set while a device's goaway lets the streams in flight finish: cuts the connection once the last one closed. */
+  private drained: (() => void) | undefined;
 
   constructor(
     readonly deviceId: string,
@@ -51,7 +55,9 @@ export class QuicTunnelSession implements TunnelSession {
       try {
         for (let rest: Buffer | undefined = chunk; rest && rest.length > 0; ) {
           const block = messages.take(rest);
-          if (block?.fields.type === 'goaway') this.finish(`device closed the tunnel: ${String(block.fields.reason ?? '')}`);
+          // As HTTP/2's GOAWAY: no new operations, but the ones in flight end with their answers
+          // (a runtime stopping sends the exit of the commands it killed), then the connection goes.
+          if (block?.fields.type === 'goaway') this.finish(`device closed the tunnel: ${String(block.fields.reason ?? '')}`, DEVICE_GOAWAY_DRAIN_MS, true);
           rest = block?.rest;
         }
       } catch (error) {
@@ -80,6 +86,7 @@ export class QuicTunnelSession implements TunnelSession {
     this.streams.add(stream);
     stream.once('close', () => {
       this.streams.delete(stream);
+      if (this.streams.size === 0) this.drained?.();
       // Cut short (reset by either side): tell the runtime, which may be waiting on neither direction.
       if (!stream.completed && this.closedReason === null && !this.control.destroyed) this.control.write(encodeFieldBlock({ type: 'cancel', stream: String(number) }));
     });
@@ -135,13 +142,34 @@ export class QuicTunnelSession implements TunnelSession {
     return this.streams.size;
   }
 
-  private finish(reason: string, graceMs = 0): void {
+  /**
+   * Marks the session closed (no new streams) and cuts the connection, at once or after `graceMs`.
+   * With `drain`, the streams in flight may finish meanwhile, and the connection goes as soon as
+   * the last one closed; otherwise they are reset now.
+   */
+  private finish(reason: string, graceMs = 0, drain = false): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
-    for (const stream of this.streams) stream.reset();
-    this.streams.clear();
-    if (graceMs === 0) this.connection.abort();
-    else setTimeout(() => this.connection.abort(), graceMs).unref();
+    const cut = () => {
+      this.drained = undefined;
+      for (const stream of this.streams) stream.reset();
+      this.streams.clear();
+      this.connection.abort();
+    };
+    if (!drain) {
+      for (const stream of this.streams) stream.reset();
+      this.streams.clear();
+    }
+    if (graceMs === 0 || (drain && this.streams.size === 0)) cut();
+    else {
+      const timer = setTimeout(cut, graceMs);
+      timer.unref();
+      if (drain)
+        this.drained = () => {
+          clearTimeout(timer);
+          cut();
+        };
+    }
     this.logger.debug(`session of ${this.deviceId} closed: ${reason}`);
     for (const listener of this.closeListeners.splice(0)) listener(reason);
   }
