@@ -2,7 +2,6 @@ import type { Duplex } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import {
   DeviceOfflineError,
-  DomainError,
   encodeFieldBlock,
   encodeStreamArgs,
   FieldBlockReader,
@@ -12,11 +11,10 @@ import {
   TUNNEL_HEADERS,
   tunnelPath,
 } from '@svc/common';
-import { deviceError } from '../device-error';
+import { deviceRefusal } from '../device-error';
 import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
 
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
-const MAX_REFUSAL_BYTES = 16 * 1024;
 /** After the close message, the runtime gets this long to read it and hang up before the connection is cut. */
 const GOAWAY_GRACE_MS = 1000;
 /** A runtime that says it is going (its own shutdown) gets this long to finish the answers in flight. */
@@ -113,7 +111,7 @@ export class QuicTunnelSession implements TunnelSession {
       throw new DeviceOfflineError();
     }
     const status = Number(headers[':status']);
-    if (status !== 200) throw await refusal(stream, status);
+    if (status !== 200) throw await deviceRefusal(stream, status, (readToEnd) => (readToEnd ? stream.end() : stream.reset()));
     return {
       body: stream,
       headers,
@@ -173,28 +171,4 @@ export class QuicTunnelSession implements TunnelSession {
     this.logger.debug(`session of ${this.deviceId} closed: ${reason}`);
     for (const listener of this.closeListeners.splice(0)) listener(reason);
   }
-}
-
-/** The device refused the stream: its `{code, message}` body becomes the domain error it names. */
-async function refusal(stream: QuinnOperationStream, status: number): Promise<DomainError> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_REFUSAL_BYTES) break;
-      chunks.push(chunk);
-    }
-  } catch {
-    // The body is best effort; the status alone still makes an error.
-  }
-  if (stream.readableEnded) stream.end();
-  else stream.reset();
-  let body: { code?: unknown; message?: unknown } = {};
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    // Not JSON: fall back to a generic message below.
-  }
-  return deviceError(body, `Device refused the operation (HTTP ${status})`);
 }

@@ -2,7 +2,6 @@ import { ClientHttp2Session, ClientHttp2Stream, constants as h2 } from 'node:htt
 import { Logger } from '@nestjs/common';
 import {
   DeviceOfflineError,
-  DomainError,
   encodeStreamArgs,
   HelloRequest,
   resetStream,
@@ -11,10 +10,9 @@ import {
   tunnelPath,
 } from '@svc/common';
 import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
-import { deviceError } from '../device-error';
+import { deviceRefusal } from '../device-error';
 
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
-const MAX_REFUSAL_BYTES = 16 * 1024;
 /** After a GOAWAY, the runtime gets this long to read it and hang up before the connection is cut. */
 const GOAWAY_GRACE_MS = 1000;
 
@@ -79,7 +77,7 @@ export class H2TunnelSession implements TunnelSession {
     });
     const headers = await responseHeaders(stream);
     const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
-    if (status !== 200) throw await refusal(stream, status);
+    if (status !== 200) throw await deviceRefusal(stream, status, (readToEnd) => (readToEnd ? stream.end() : resetStream(stream)));
     return {
       body: stream,
       headers,
@@ -188,30 +186,4 @@ function responseHeaders(stream: ClientHttp2Stream): Promise<StreamFields> {
     stream.once('error', onError);
     stream.once('close', onClose);
   });
-}
-
-/** The device refused the stream: its `{code, message}` body becomes the domain error it names. */
-async function refusal(stream: ClientHttp2Stream, status: number): Promise<DomainError> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_REFUSAL_BYTES) break;
-      chunks.push(chunk);
-    }
-  } catch {
-    // The body is best effort; the status alone still makes an error.
-  }
-  // The answer read to its end, ending our side closes the stream; a reset would count toward
-  // the runtime's rapid-reset guard (see driveExec).
-  if (stream.readableEnded) stream.end();
-  else resetStream(stream);
-  let body: { code?: unknown; message?: unknown } = {};
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    // Not JSON: fall back to a generic message below.
-  }
-  return deviceError(body, `Device refused the operation (HTTP ${status})`);
 }
