@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { DeviceOfflineError, DomainError, FILE_LIMITS } from '@svc/common';
 import type { TunnelStream } from '../relay/tunnel-carrier';
+import { drained } from './drained';
 import type { StallDeadline } from './stall-deadline';
 
 /**
@@ -37,14 +38,4 @@ export async function relayListing(tunnel: TunnelStream, res: Response, deadline
     res.off('close', clientGone);
   }
   res.end();
-}
-
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done).off('close', done);
-      resolve();
-    };
-    res.on('drain', done).on('close', done);
-  });
 }

@@ -4,6 +4,7 @@ import { checkRelativePath, DomainError, isSha256, ManifestEntry, MAX_FILE_MODE 
 import { deviceError } from '../relay/device-error';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { NDJSON } from '../exec/ndjson-response';
+import { drained } from './drained';
 import type { StallDeadline } from './stall-deadline';
 
 /** No manifest line comes near this: a longer one is a broken or hostile device. */
@@ -77,14 +78,4 @@ export function checkEntry(value: Record<string, unknown>): ManifestEntry {
   const entry: ManifestEntry = { path: path as string, is_dir: is_dir as boolean, size: size as number, mode: mode as number, mtime: mtime as number };
   if (sha256 !== undefined) entry.sha256 = sha256 as string;
   return entry;
-}
-
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done).off('close', done);
-      resolve();
-    };
-    res.on('drain', done).on('close', done);
-  });
 }
