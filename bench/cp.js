@@ -15,7 +15,7 @@ const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
 const { startRuntime, startSshd } = require('./forward');
 const { reapedChildrenCpuMs, treeCpuMs } = require('./proc-cpu');
-const { seedDevices, serverEnv, startServer } = require('./server-process');
+const { startSeededServer } = require('./server-process');
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'cp@bench.test';
@@ -89,13 +89,9 @@ async function main() {
       console.log('scp                              skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
     }
 
-    const [key] = await seedDevices(join(dir, 'svc.sqlite'), 1, EMAIL, 'cp');
-    const env = await serverEnv(dir, issuer);
-    const serverUrl = `http://127.0.0.1:${env.REST_PORT}`;
-    const server = await startServer(env);
+    const { keys: [key], server, serverUrl, token, auth } = await startSeededServer(dir, issuer, { count: 1, email: EMAIL, prefix: 'cp' });
     stops.push(() => server.stop());
-    const token = issuer.token(EMAIL);
-    const runtime = await startRuntime(dir, serverUrl, key, DEVICE, 'tcp', { authorization: `Bearer ${token}` });
+    const runtime = await startRuntime(dir, serverUrl, key, DEVICE, 'tcp', auth);
     stops.push(() => runtime.kill());
     const home = join(dir, 'cli');
     mkdirSync(join(home, '.config', 'svc'), { recursive: true });

@@ -17,7 +17,7 @@ const { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
-const { request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
+const { request, sleep, startSeededServer } = require('./server-process');
 const { startSshd } = require('./sshd');
 const { percentile, rounds, spread, ROUNDS } = require('./spread');
 
@@ -111,13 +111,8 @@ async function benchExec() {
   const issuer = await startIssuer();
   const stops = [];
   try {
-    const [key] = await seedDevices(join(dir, 'svc.sqlite'), 1, EMAIL, 'ex');
-    const env = await serverEnv(dir, issuer);
-    const serverUrl = `http://127.0.0.1:${env.REST_PORT}`;
-    const server = await startServer(env);
+    const { keys: [key], server, serverUrl, token, auth } = await startSeededServer(dir, issuer, { count: 1, email: EMAIL, prefix: 'ex' });
     stops.push(() => server.stop());
-    const token = issuer.token(EMAIL);
-    const auth = { authorization: `Bearer ${token}` };
     const runtime = await startRuntime(dir, serverUrl, key, auth);
     stops.push(() => runtime.child.kill());
     console.log(`exec: one runtime on the ${runtime.carrier()} carrier (asked for ${TRANSPORT}), runtime RSS ${runtime.rssMiB().toFixed(0)} MiB; ${ROUNDS} rounds, median (min–max)`);

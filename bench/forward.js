@@ -17,7 +17,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
 const { treeCpuMs } = require('./proc-cpu');
-const { freePort, request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
+const { freePort, request, sleep, startSeededServer } = require('./server-process');
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'forward@bench.test';
@@ -152,13 +152,8 @@ async function main() {
   const issuer = await startIssuer();
   const stops = [];
   try {
-    const keys = await seedDevices(join(dir, 'svc.sqlite'), 3, EMAIL, 'fw');
-    const env = await serverEnv(dir, issuer);
-    const serverUrl = `http://127.0.0.1:${env.REST_PORT}`;
-    const server = await startServer(env);
+    const { keys, env, server, serverUrl, token, auth } = await startSeededServer(dir, issuer, { count: 3, email: EMAIL, prefix: 'fw' });
     stops.push(() => server.stop());
-    const token = issuer.token(EMAIL);
-    const auth = { authorization: `Bearer ${token}` };
     const sink = await startSink();
     stops.push(() => sink.close());
     const sinkPort = sink.address().port;

@@ -82,4 +82,16 @@ async function serverEnv(dir, issuer) {
   };
 }
 
-module.exports = { freePort, request, seedDevices, serverEnv, sleep, startServer };
+/**
+ * A server on a fresh data directory `dir` with `count` devices of `email`'s seeded: their API
+ * keys, the server, its URL, and `email`'s token from `issuer` (with its authorization header).
+ */
+async function startSeededServer(dir, issuer, { count, email, prefix }) {
+  const keys = await seedDevices(join(dir, 'svc.sqlite'), count, email, prefix);
+  const env = await serverEnv(dir, issuer);
+  const server = await startServer(env);
+  const token = issuer.token(email);
+  return { keys, env, server, serverUrl: `http://127.0.0.1:${env.REST_PORT}`, token, auth: { authorization: `Bearer ${token}` } };
+}
+
+module.exports = { freePort, request, seedDevices, serverEnv, sleep, startSeededServer, startServer };
