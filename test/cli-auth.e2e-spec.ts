@@ -136,7 +136,11 @@ describe('svc login / refresh / logout (real binary, real identity provider)', (
     const done = collect(child, ['devices', 'list']);
     // Well after svc's first attempt (it starts in ~0.25 s), before its retries run out (0.5 + 1 + 2 s).
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const relay: Server = createServer((socket) => socket.pipe(connect(Number(target.port), target.hostname)).pipe(socket)).listen(port, '127.0.0.1');
+    const relay: Server = createServer((socket) => {
+      const upstream = connect(Number(target.port), target.hostname);
+      for (const end of [socket, upstream]) end.on('error', () => (end === socket ? upstream : socket).destroy());
+      socket.pipe(upstream).pipe(socket);
+    }).listen(port, '127.0.0.1');
     try {
       const result = await done;
       expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^\[\]\s*$/) });
