@@ -5,30 +5,6 @@
 const SERVER_STACK =
   '^node_modules/(@nestjs/|express/|better-sqlite3/|mongoose/|mongodb/|oidc-provider/|class-validator/|class-transformer/|passport|jwks-rsa/)';
 
-/**
- * The repositories still under storage/repositories/ and the feature that owns each. `alsoReadBy`:
- * the known exceptions, each with its reason; a new reach into another feature's records fails.
- */
-const POLICY_READS = 'AccessPolicy decides from everyone\'s records (devices, orgs, memberships, removed-device history)';
-const REPOSITORY_OWNERS = {
-  users: { owner: 'users', alsoReadBy: {} },
-  orgs: { owner: 'orgs', alsoReadBy: { authorization: POLICY_READS, access: 'sharing with an organization checks it exists' } },
-  memberships: { owner: 'orgs', alsoReadBy: { authorization: POLICY_READS, users: 'a signed-in principal carries its organization scopes (from its memberships)' } },
-  devices: {
-    owner: 'devices',
-    alsoReadBy: {
-      authorization: POLICY_READS,
-      registrations: 'approval creates the device record and re-keys it in the same transaction as the request',
-      orgs: 'moving devices into and out of an organization, and deleting one, update its devices in one transaction',
-      access: 'sharing writes the device\'s share list',
-    },
-  },
-  registrations: { owner: 'registrations', alsoReadBy: { orgs: 'deleting or renaming an organization rejects or moves its pending requests in the same transaction' } },
-  revocations: { owner: 'registrations', alsoReadBy: {} },
-  audit: { owner: 'audit', alsoReadBy: { authorization: POLICY_READS } },
-  deployments: { owner: 'deployments', alsoReadBy: {} },
-};
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -49,18 +25,12 @@ module.exports = {
     },
     {
       name: 'no-foreign-repository',
-      comment: "A repository in a feature folder is that feature's own: other features go through its module or the storage port.",
+      comment:
+        "A repository is its feature's own (any depth of its folder): other features go through what the feature's module exports (a service such as devices/records' DeviceRecords, a port, an event).",
       severity: 'error',
       from: { path: '^apps/server/src/([^/]+)/' },
-      to: { path: '^apps/server/src/[^/]+/.*[.]repository[.]ts$', pathNot: '^apps/server/src/($1|storage)/' },
+      to: { path: '^apps/server/src/[^/]+/.*[.]repository[.]ts$', pathNot: '^apps/server/src/$1/' },
     },
-    ...Object.entries(REPOSITORY_OWNERS).map(([repository, { owner, alsoReadBy }]) => ({
-      name: 'no-foreign-repository',
-      comment: `storage/repositories/${repository}.repository.ts belongs to ${owner}/ (and its module provides it).`,
-      severity: 'error',
-      from: { path: '^apps/server/src/', pathNot: `^apps/server/src/(${[owner, 'storage', ...Object.keys(alsoReadBy)].join('|')})/` },
-      to: { path: `^apps/server/src/storage/repositories/${repository}[.]repository[.]ts$` },
-    })),
     {
       name: 'tunnel-imports-no-feature',
       comment: 'relay/ (the tunnel) exposes ports that features implement or consume; it imports no feature.',

@@ -9,7 +9,7 @@ import { LIMITS } from '@svc/common';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { requestRegistration, TestServer } from './fixtures/test-server';
-import { AuditRepository } from '../apps/server/src/storage/repositories/audit.repository';
+import { AuditRepository } from '../apps/server/src/audit/audit.repository';
 import { useFleet } from './fixtures/fleet';
 
 describe('batch and sharing limits', () => {

@@ -8,7 +8,7 @@
 import { DeploymentStatusReport } from '@svc/common';
 import { DAY_MS } from '../apps/server/src/common/clock';
 import { RetentionJob } from '../apps/server/src/storage/retention.job';
-import { DeploymentsRepository } from '../apps/server/src/storage/repositories/deployments.repository';
+import { DeploymentsRepository } from '../apps/server/src/deployments/deployments.repository';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { REPORTS } from '../apps/server/src/storage/records';
 import type { Caller } from './fixtures/api-client';

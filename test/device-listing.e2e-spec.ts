@@ -8,7 +8,7 @@ import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
 import { useFleet } from './fixtures/fleet';
 import { requestRegistration, TestServer } from './fixtures/test-server';
-import { DevicesRepository } from '../apps/server/src/storage/repositories/devices.repository';
+import { DevicesRepository } from '../apps/server/src/devices/records/devices.repository';
 
 type Item = { id: string; name: string; status: string; owner: string; request_id?: string };
 type Page = { items: Item[]; next_cursor: string | null };

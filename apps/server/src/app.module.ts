@@ -41,7 +41,8 @@ export class AppModule {
         ...(options.schedule === false ? [] : [ScheduleModule.forRoot()]),
         // In-process domain events (e.g. devices' DEVICE_REMOVED, which deployments react to).
         EventEmitterModule.forRoot(),
-        StorageModule.forRoot(config.storage),
+        ...StorageModule.connection(config.storage),
+        StorageModule,
         AuditModule,
         AuthenticationModule,
         AuthorizationModule,

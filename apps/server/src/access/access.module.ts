@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { OrgsRepository } from '../storage/repositories/orgs.repository';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
-import { DevicesModule } from '../devices/devices.module';
+import { DeviceRecordsModule } from '../devices/records/device-records.module';
+import { OrgRecordsModule } from '../orgs/records/org-records.module';
 import { AccessService } from './access.service';
 import { AccessController } from './access.controller';
 
-@Module({ imports: [AuditModule, AuthorizationModule, DevicesModule], providers: [AccessService, DevicesRepository, OrgsRepository], controllers: [AccessController], exports: [AccessService] })
+/** Sharing: writes a device's share list through the devices feature's records, and checks an organization exists through the orgs feature's. */
+@Module({ imports: [AuditModule, AuthorizationModule, DeviceRecordsModule, OrgRecordsModule], providers: [AccessService], controllers: [AccessController], exports: [AccessService] })
 export class AccessModule {}

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AccessEntry, capabilityOf, ConflictError, InvalidInputError, LIMITS, NotFoundError, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole } from '@svc/common';
-import { DevicesRepository, LOST_RACE, retryLostRaces, shareFields } from '../storage/repositories/devices.repository';
-import { OrgsRepository } from '../storage/repositories/orgs.repository';
-import { callerAccess } from '../storage/repositories/device-access-scope';
+import { DeviceRecords } from '../devices/records/device-records';
+import { callerAccess } from '../devices/records/device-access-scope';
+import { LOST_RACE, retryLostRaces } from '../devices/records/lost-races';
+import { OrgRecords } from '../orgs/records/org-records';
 import { DeviceRecord, DeviceShare } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -12,8 +13,8 @@ import type { UserPrincipal } from '../auth/principal';
 @Injectable()
 export class AccessService {
   constructor(
-    private readonly devices: DevicesRepository,
-    private readonly orgs: OrgsRepository,
+    private readonly devices: DeviceRecords,
+    private readonly orgs: OrgRecords,
     private readonly policy: AccessPolicy,
     private readonly audit: AuditService,
   ) {}
@@ -60,7 +61,7 @@ export class AccessService {
 
   /** The device id once written; LOST_RACE when another write came since `device` was read. */
   private async saveShares(principal: UserPrincipal, device: DeviceRecord, shares: DeviceShare[]): Promise<string | typeof LOST_RACE> {
-    return (await this.devices.updateIfUnchanged(callerAccess(principal.scopes), device, shareFields(shares))) ? device.id : LOST_RACE;
+    return (await this.devices.trySetShares(callerAccess(principal.scopes), device, shares)) ? device.id : LOST_RACE;
   }
 }
 

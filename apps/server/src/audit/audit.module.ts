@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AuditRepository } from '../storage/repositories/audit.repository';
+import { StorageModule } from '../storage/storage.module';
+import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 
-@Module({ providers: [AuditService, AuditRepository], exports: [AuditService] })
+@Module({ imports: [StorageModule], providers: [AuditService, AuditRepository], exports: [AuditService] })
 export class AuditModule {}

@@ -3,7 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AuditEntry } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { Clock, DAY_MS } from '../common/clock';
-import { AuditRepository } from '../storage/repositories/audit.repository';
+import type { AuditRecord } from '../storage/records';
+import { AuditRepository } from './audit.repository';
 import { actorName, Principal } from '../auth/principal';
 import type { AuditAction } from './audit-actions';
 import { requestViaMcp } from '../logging/request-context';
@@ -46,6 +47,11 @@ export class AuditService {
   /** When `action` was last recorded for a device (e.g. its last removal), or null. */
   async lastRecorded(deviceId: string, action: AuditAction): Promise<Date | null> {
     return (await this.repository.latest(deviceId, action))?.timestamp ?? null;
+  }
+
+  /** A device id's `device.removed` entries, newest first: who owned it, and its history's start (AccessPolicy). */
+  removals(deviceId: string): Promise<AuditRecord[]> {
+    return this.repository.removals(deviceId);
   }
 
   async forDevice(deviceId: string, query: { since?: Date; until?: Date; max: number }): Promise<AuditEntry[]> {

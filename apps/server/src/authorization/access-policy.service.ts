@@ -23,11 +23,10 @@ import {
   WaitingRequest,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
-import { OrgsRepository } from '../storage/repositories/orgs.repository';
-import { AuditRepository } from '../storage/repositories/audit.repository';
-import { callerAccess } from '../storage/repositories/device-access-scope';
+import { DeviceRecords } from '../devices/records/device-records';
+import { callerAccess } from '../devices/records/device-access-scope';
+import { OrgRecords } from '../orgs/records/org-records';
+import { AuditService } from '../audit/audit.service';
 import { DeviceRecord, DeviceShare, OrgRecord } from '../storage/records';
 import type { Principal, UserPrincipal } from '../auth/principal';
 import { RefusalAudit } from './refusal-audit';
@@ -88,10 +87,9 @@ export function ownerChangeFields(toScope: string): OwnerChange {
 export class AccessPolicy {
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
-    private readonly devices: DevicesRepository,
-    private readonly orgs: OrgsRepository,
-    private readonly memberships: MembershipsRepository,
-    private readonly auditRecords: AuditRepository,
+    private readonly devices: DeviceRecords,
+    private readonly orgs: OrgRecords,
+    private readonly audit: AuditService,
     private readonly refusals: RefusalAudit,
   ) {}
 
@@ -134,7 +132,7 @@ export class AccessPolicy {
    */
   async requireRemovedDeviceHistory(principal: Principal, deviceId: string): Promise<RemovedDeviceHistory> {
     const user = deviceCaller(principal);
-    for (const removal of await this.auditRecords.removals(deviceId)) {
+    for (const removal of await this.audit.removals(deviceId)) {
       if (removal.formerOwnerScope && removal.formerHistorySince && canApproveFor(user, removal.formerOwnerScope)) {
         return { id: deviceId, historySince: removal.formerHistorySince, removedAt: removal.timestamp };
       }
@@ -279,7 +277,7 @@ export class AccessPolicy {
 
   private async isOutside(orgId: string, scope: string): Promise<boolean> {
     const target = parseScope(scope);
-    return target?.kind !== 'user' || (await this.memberships.find(orgId, target.email)) === null;
+    return target?.kind !== 'user' || (await this.orgs.membership(orgId, target.email)) === null;
   }
 }
 

@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { OrgsRepository } from '../storage/repositories/orgs.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
-import { AuditRepository } from '../storage/repositories/audit.repository';
 import { AuditModule } from '../audit/audit.module';
+import { DeviceRecordsModule } from '../devices/records/device-records.module';
+import { OrgRecordsModule } from '../orgs/records/org-records.module';
 import { AccessPolicy } from './access-policy.service';
 import { RefusalAudit } from './refusal-audit';
 
-/** The access policy; every feature module that decides access imports it. */
-@Module({ imports: [AuditModule], providers: [AccessPolicy, RefusalAudit, DevicesRepository, OrgsRepository, MembershipsRepository, AuditRepository], exports: [AccessPolicy] })
+/** The access policy; every feature module that decides access imports it. It reads devices, organizations and removals through their owners' record modules. */
+@Module({ imports: [AuditModule, DeviceRecordsModule, OrgRecordsModule], providers: [AccessPolicy, RefusalAudit], exports: [AccessPolicy] })
 export class AuthorizationModule {}

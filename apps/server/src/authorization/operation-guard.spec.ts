@@ -41,7 +41,7 @@ function guardFor(role: OrgRole, refusals: string[]) {
       return error;
     },
   };
-  const policy = new AccessPolicy({ allowCrossOrgDeviceSharing: true } as ServerConfig, devices as never, orgs as never, {} as never, {} as never, audit as RefusalAudit);
+  const policy = new AccessPolicy({ allowCrossOrgDeviceSharing: true } as ServerConfig, devices as never, orgs as never, {} as never, audit as RefusalAudit);
   return new OperationGuard(new Reflector(), policy);
 }
 

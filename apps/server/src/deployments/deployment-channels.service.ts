@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import type { DeploymentStatusReport, DesiredState } from '@svc/common';
 import type { TunnelSession } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { DeploymentsRepository } from './deployments.repository';
 import { DeploymentChanges } from './deployment-changes';
 import { ChannelHost, DeploymentChannel } from './deployment-channel';
 import { DeploymentReports } from './deployment-reports';

@@ -3,7 +3,7 @@ import type { DeploymentStatusReport } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import { ReportStore } from './report-store';
 import { Clock } from '../common/clock';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { DeploymentsRepository } from './deployments.repository';
 import { Storage } from '../storage/storage.port';
 import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision } from './deployment-state';

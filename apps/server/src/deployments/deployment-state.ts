@@ -1,7 +1,7 @@
 import type { DeploymentDocument, DeploymentSummary, DesiredState } from '@svc/common';
 import type { Clock } from '../common/clock';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
-import { DeploymentsRepository, HeadMovedError } from '../storage/repositories/deployments.repository';
+import { DeploymentsRepository, HeadMovedError } from './deployments.repository';
 import type { Storage } from '../storage/storage.port';
 
 /** A head change that lost to another one is read and decided again, this many times at most. */

@@ -7,7 +7,7 @@ import { Clock } from '../common/clock';
 import { BatchTarget, runBatch } from '../devices/batch';
 import { DevicePresence, presenceIn } from '../devices/device-presence';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { DeploymentsRepository } from './deployments.repository';
 import { accessResolver, deploymentNotFound } from './deployment-refs';
 import { HeardReport, isStale, ReportFreshness } from './report-freshness';
 

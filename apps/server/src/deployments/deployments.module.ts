@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
@@ -14,12 +14,13 @@ import { DeploymentsService } from './deployments.service';
 import { DeviceRemovalListener } from './device-removal.listener';
 import { ReportStore } from './report-store';
 import { ReportsRepository } from './reports.repository';
+import { DeploymentsRepository } from './deployments.repository';
 import { JobLogsService } from './job-logs.service';
 import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
-  imports: [AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
+  imports: [StorageModule, AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
   providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [DeploymentsController, DeploymentJobsController],
 })

@@ -21,7 +21,7 @@ import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.s
 import { Clock } from '../common/clock';
 import { BatchTarget, runBatch } from '../devices/batch';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { DeploymentsRepository } from './deployments.repository';
 import { Storage } from '../storage/storage.port';
 import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision, toDocument, toSummary } from './deployment-state';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { DEVICE_REMOVED, DeviceRemovedEvent, IN_REMOVAL_TRANSACTION } from '../devices/device-events';
-import { DeploymentsRepository } from '../storage/repositories/deployments.repository';
+import { DeploymentsRepository } from './deployments.repository';
 import { ReportsRepository } from './reports.repository';
 
 /** A removed device's deployments and reports go with it (inside the removal's transaction). */

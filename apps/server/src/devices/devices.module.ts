@@ -1,19 +1,20 @@
 import { Module } from '@nestjs/common';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { DeviceRecordsModule } from './records/device-records.module';
 import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
 import { DevicePresence } from './device-presence';
 import { LastSeenRecorder } from './last-seen.recorder';
 import { TunnelPresence } from './tunnel-presence';
 
-/** Device lifecycle: listing, status, approval (through registrations), removal; presence from the tunnel. */
+/** Device lifecycle: listing, status, approval (through registrations), removal; presence from the tunnel. Its records: records/. */
 @Module({
-  imports: [AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
-  providers: [DevicesService, DevicesRepository, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
+  imports: [StorageModule, DeviceRecordsModule, AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
+  providers: [DevicesService, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
   controllers: [DevicesController],
   exports: [DevicesService, DevicePresence],
 })

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { DevicesRepository } from './records/devices.repository';
 import { Storage } from '../storage/storage.port';
 import type { DeviceRecord } from '../storage/records';
-import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
+import { callerAccess, DeviceAccessScope } from './records/device-access-scope';
 import { AuditService } from '../audit/audit.service';
 import { PendingReview, RegistrationsService } from '../registrations/registrations.service';
 import type { UserPrincipal } from '../auth/principal';

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import type { TunnelPresenceListener } from '../relay/tunnel-ports';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { DevicesRepository } from './records/devices.repository';
 
 /** At most one `lastSeen` write per device in this interval, however often it reconnects. */
 export const LAST_SEEN_MIN_INTERVAL_MS = 30_000;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, OrgDeviceItem, orgScope, userScope } from '@svc/common';
-import { DevicesRepository, shareFields } from '../storage/repositories/devices.repository';
-import { callerAccess } from '../storage/repositories/device-access-scope';
+import { DeviceRecords } from '../devices/records/device-records';
+import { callerAccess } from '../devices/records/device-access-scope';
 import { AuditService } from '../audit/audit.service';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import { DevicesService } from '../devices/devices.service';
@@ -20,7 +20,7 @@ import type { DeviceRecord, OrgRecord } from '../storage/records';
 export class OrgDevicesService {
   constructor(
     private readonly policy: AccessPolicy,
-    private readonly devices: DevicesRepository,
+    private readonly devices: DeviceRecords,
     private readonly deviceViews: DevicesService,
     private readonly audit: AuditService,
   ) {}
@@ -48,8 +48,7 @@ export class OrgDevicesService {
       await this.devices.update(access, device.id, await this.policy.authorizeOwnerChange(principal, device, me));
       await this.audit.record(principal, 'device.removed_from_org', { deviceId: device.id, orgId, details: `moved from ${scope} to ${me}; shares reset` });
     } else if (device.shares.some((s) => s.scope === scope)) {
-      const shares = device.shares.filter((s) => s.scope !== scope);
-      await this.devices.updateOrConflict(access, device, shareFields(shares));
+      await this.devices.setShares(access, device, device.shares.filter((s) => s.scope !== scope));
       await this.audit.record(principal, 'device.removed_from_org', { deviceId: device.id, orgId, details: `share with ${scope} removed` });
     } else {
       throw new NotFoundError(`Device is not in organization ${orgId}`);

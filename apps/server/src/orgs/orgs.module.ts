@@ -1,14 +1,22 @@
 import { Module } from '@nestjs/common';
-import { OrgsRepository } from '../storage/repositories/orgs.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
+import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
+import { DeviceRecordsModule } from '../devices/records/device-records.module';
+import { RegistrationsModule } from '../registrations/registrations.module';
+import { OrgRecordsModule } from './records/org-records.module';
 import { OrgsService } from './orgs.service';
 import { OrgDevicesService } from './org-devices.service';
 import { OrgsController } from './orgs.controller';
 
-@Module({ imports: [AuditModule, AuthorizationModule, DevicesModule], providers: [OrgsService, OrgDevicesService, OrgsRepository, MembershipsRepository, DevicesRepository, RegistrationsRepository], controllers: [OrgsController] })
+/**
+ * Organizations, members, devices moved in and out. Its records (records/) are a module of their
+ * own, below AccessPolicy; devices' records and registration requests change through their owners.
+ */
+@Module({
+  imports: [StorageModule, OrgRecordsModule, AuditModule, AuthorizationModule, DevicesModule, DeviceRecordsModule, RegistrationsModule],
+  providers: [OrgsService, OrgDevicesService],
+  controllers: [OrgsController],
+})
 export class OrgsModule {}

@@ -15,12 +15,12 @@ import {
 } from '@svc/common';
 import { Clock } from '../common/clock';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
-import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
 import { Storage } from '../storage/storage.port';
-import { OrgsRepository } from '../storage/repositories/orgs.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
-import { DevicesRepository, shareFields } from '../storage/repositories/devices.repository';
-import { callerAccess, SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
+import { RegistrationsService } from '../registrations/registrations.service';
+import { DeviceRecords } from '../devices/records/device-records';
+import { callerAccess, SYSTEM_ACCESS } from '../devices/records/device-access-scope';
+import { OrgsRepository } from './records/orgs.repository';
+import { MembershipsRepository } from './records/memberships.repository';
 import { AuditService } from '../audit/audit.service';
 import { AccessPolicy, ownerChangeFields } from '../authorization/access-policy.service';
 import { actorName, Principal } from '../auth/principal';
@@ -32,10 +32,10 @@ export class OrgsService {
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly storage: Storage,
-    private readonly registrations: RegistrationsRepository,
+    private readonly registrations: RegistrationsService,
     private readonly orgs: OrgsRepository,
     private readonly memberships: MembershipsRepository,
-    private readonly devices: DevicesRepository,
+    private readonly devices: DeviceRecords,
     private readonly audit: AuditService,
     private readonly policy: AccessPolicy,
     private readonly clock: Clock,
@@ -68,14 +68,13 @@ export class OrgsService {
     const scope = orgScope(id);
     let moved = 0;
     await this.storage.transaction(async () => {
-      for (const device of await this.devices.list(callerAccess([scope]))) {
+      for (const device of await this.devices.reachedBy(callerAccess([scope]))) {
         if (device.ownerScope === scope) {
           moved += 1;
           await this.devices.update(SYSTEM_ACCESS, device.id, ownerChangeFields(userScope(org.owner)));
           continue;
         }
-        const shares = device.shares.filter((s) => s.scope !== scope);
-        await this.devices.updateOrConflict(SYSTEM_ACCESS, device, shareFields(shares));
+        await this.devices.setShares(SYSTEM_ACCESS, device, device.shares.filter((s) => s.scope !== scope));
       }
       await this.registrations.rejectPendingForOwnerScope(scope, actorName(principal));
       await this.memberships.removeOrg(id);
@@ -96,10 +95,7 @@ export class OrgsService {
       await this.orgs.delete(id);
       await this.memberships.renameOrg(id, newId);
       await this.registrations.renameOwnerScope(from, to);
-      for (const device of await this.devices.list(callerAccess([from]))) {
-        const shares = device.shares.map((s) => (s.scope === from ? { ...s, scope: to } : s));
-        await this.devices.updateOrConflict(SYSTEM_ACCESS, device, { ownerScope: device.ownerScope === from ? to : device.ownerScope, ...shareFields(shares) });
-      }
+      await this.devices.renameScope(from, to);
     });
     await this.audit.record(principal, 'org.renamed', { orgId: newId, details: `renamed organization ${id} to ${newId}` });
     return { status: 'updated' };
@@ -137,10 +133,9 @@ export class OrgsService {
    * because its holder was a member; leaving the organization ends it.
    */
   private async dropSharesOnOrgDevices(orgId: string, scope: string): Promise<void> {
-    for (const device of await this.devices.list(callerAccess([orgScope(orgId)]))) {
+    for (const device of await this.devices.reachedBy(callerAccess([orgScope(orgId)]))) {
       if (device.ownerScope !== orgScope(orgId) || !device.allowedScopes.includes(scope)) continue;
-      const shares = device.shares.filter((s) => s.scope !== scope);
-      await this.devices.updateOrConflict(SYSTEM_ACCESS, device, shareFields(shares));
+      await this.devices.setShares(SYSTEM_ACCESS, device, device.shares.filter((s) => s.scope !== scope));
     }
   }
 }

@@ -1,7 +1,7 @@
 import { Clock, ManualClock } from '../common/clock';
 import { EmbeddedStorage } from '../storage/embedded/embedded-storage';
 import { ALL_COLLECTIONS } from '../storage/records';
-import { RevocationsRepository } from '../storage/repositories/revocations.repository';
+import { RevocationsRepository } from './revocations.repository';
 import { DeviceRevocations, REVOCATION_SWEEP_OVERLAP_MS, REVOCATION_SWEEP_PAGE } from './device-revocations';
 
 /** Two server processes ("replicas") sharing one store, each with its own listener (its relay). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
-import { RevocationsRepository } from '../storage/repositories/revocations.repository';
+import { RevocationsRepository } from './revocations.repository';
 import type { RevocationRecord } from '../storage/records';
 import type { RevocationFeed } from '../relay/tunnel-ports';
 

@@ -1,23 +1,26 @@
 import { Module } from '@nestjs/common';
-import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
-import { RevocationsRepository } from '../storage/repositories/revocations.repository';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
+import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
+import { DeviceRecordsModule } from '../devices/records/device-records.module';
 import { RevocationFeed, TunnelCredentials } from '../relay/tunnel-ports';
 import { DeviceKeyCredentials } from './device-key-credentials';
 import { DeviceRevocations } from './device-revocations';
 import { RegistrationsController } from './registrations.controller';
+import { RegistrationsRepository } from './registrations.repository';
 import { RegistrationsService } from './registrations.service';
+import { RevocationsRepository } from './revocations.repository';
 
-/** Registration requests, approval and API keys; provides the tunnel's credential and revocation ports. */
+/**
+ * Registration requests, approval and API keys; provides the tunnel's credential and revocation
+ * ports. An approval writes the device through the devices feature's records (DeviceRecords).
+ */
 @Module({
-  imports: [AuditModule, AuthorizationModule],
+  imports: [StorageModule, AuditModule, AuthorizationModule, DeviceRecordsModule],
   providers: [
     RegistrationsService,
     RegistrationsRepository,
     RevocationsRepository,
-    DevicesRepository,
     DeviceRevocations,
     { provide: RevocationFeed, useExisting: DeviceRevocations },
     { provide: TunnelCredentials, useClass: DeviceKeyCredentials },

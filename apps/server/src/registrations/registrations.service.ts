@@ -19,9 +19,9 @@ import {
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { Clock } from '../common/clock';
 import { Storage } from '../storage/storage.port';
-import { RegistrationsRepository } from '../storage/repositories/registrations.repository';
-import { DevicesRepository } from '../storage/repositories/devices.repository';
-import { callerAccess, SYSTEM_ACCESS } from '../storage/repositories/device-access-scope';
+import { DeviceRecords } from '../devices/records/device-records';
+import { callerAccess, SYSTEM_ACCESS } from '../devices/records/device-access-scope';
+import { RegistrationsRepository } from './registrations.repository';
 import { DeviceRecord, RegistrationRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
@@ -59,7 +59,7 @@ export class RegistrationsService {
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly storage: Storage,
     private readonly registrations: RegistrationsRepository,
-    private readonly devices: DevicesRepository,
+    private readonly devices: DeviceRecords,
     private readonly audit: AuditService,
     private readonly revocations: DeviceRevocations,
     private readonly policy: AccessPolicy,
@@ -263,6 +263,16 @@ export class RegistrationsService {
     let count = 0;
     for (const request of matching) if (await this.decline(principal, request)) count++;
     return { status: 'rejected', count };
+  }
+
+  /** An organization renamed: its requests follow (inside the rename's transaction). */
+  renameOwnerScope(from: string, to: string): Promise<number> {
+    return this.registrations.renameOwnerScope(from, to);
+  }
+
+  /** An organization deleted: nobody can approve its pending requests any more. */
+  rejectPendingForOwnerScope(ownerScope: string, decidedBy: string): Promise<number> {
+    return this.registrations.rejectPendingForOwnerScope(ownerScope, decidedBy);
   }
 
   private async decline(principal: UserPrincipal, request: RegistrationRecord): Promise<boolean> {

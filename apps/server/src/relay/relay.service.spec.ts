@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DeviceRevocations } from '../registrations/device-revocations';
 import { SystemClock } from '../common/clock';
-import type { RevocationsRepository } from '../storage/repositories/revocations.repository';
+import type { RevocationsRepository } from '../registrations/revocations.repository';
 import type { ServerConfig } from '../config/server-config';
 import { RelayService } from './relay.service';
 import type { TunnelRegistry } from './tunnel-registry.service';

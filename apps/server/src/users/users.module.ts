@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { UsersRepository } from '../storage/repositories/users.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
+import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
+import { OrgRecordsModule } from '../orgs/records/org-records.module';
+import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 import { UsersController } from './users.controller';
 
-@Module({ imports: [AuditModule, AuthorizationModule], providers: [UsersService, UsersRepository, MembershipsRepository], controllers: [UsersController], exports: [UsersService] })
+@Module({ imports: [StorageModule, AuditModule, AuthorizationModule, OrgRecordsModule], providers: [UsersService, UsersRepository], controllers: [UsersController], exports: [UsersService] })
 export class UsersModule {}

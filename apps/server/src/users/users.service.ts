@@ -11,8 +11,8 @@ import {
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { Clock } from '../common/clock';
-import { UsersRepository } from '../storage/repositories/users.repository';
-import { MembershipsRepository } from '../storage/repositories/memberships.repository';
+import { OrgRecords } from '../orgs/records/org-records';
+import { UsersRepository } from './users.repository';
 import { UserRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
 import type { Principal, UserPrincipal } from '../auth/principal';
@@ -32,7 +32,7 @@ export class UsersService {
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly users: UsersRepository,
-    private readonly memberships: MembershipsRepository,
+    private readonly orgs: OrgRecords,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}
@@ -48,7 +48,7 @@ export class UsersService {
     // Before the approval check: someone else's token must not learn the account's state.
     await this.checkBinding(identity, user);
     if (!user.active) throw new AccountPendingApprovalError();
-    const memberships = await this.memberships.forUser(email);
+    const memberships = await this.orgs.membershipsOf(email);
     return {
       kind: 'user',
       email,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Storage } from '../storage.port';
-import { ORGS, OrgRecord } from '../records';
+import { Storage } from '../../storage/storage.port';
+import { ORGS, OrgRecord } from '../../storage/records';
 
 @Injectable()
 export class OrgsRepository {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Filter, Storage } from '../storage.port';
-import { REGISTRATIONS, RegistrationRecord } from '../records';
+import { Filter, Storage } from '../storage/storage.port';
+import { REGISTRATIONS, RegistrationRecord } from '../storage/records';
 
 @Injectable()
 export class RegistrationsRepository {

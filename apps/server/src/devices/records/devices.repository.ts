@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ConflictError } from '@svc/common';
-import { Filter, Storage } from '../storage.port';
-import { DEVICES, DeviceRecord, DeviceShare } from '../records';
+import { Filter, Storage } from '../../storage/storage.port';
+import { DEVICES, DeviceRecord, DeviceShare } from '../../storage/records';
 import { DeviceAccessScope, SYSTEM_ACCESS } from './device-access-scope';
+import { CHANGED_MEANWHILE } from './lost-races';
 
 /** What a device listing reads of each device. */
 export type DeviceListRow = Pick<DeviceRecord, 'id' | 'name' | 'ownerScope'>;
@@ -17,12 +18,6 @@ export interface DeviceListQuery {
   after?: string;
   limit?: number;
 }
-
-/** What `updateIfUnchanged` attempts answer when another write came first. */
-export const LOST_RACE = Symbol('lost race');
-
-const MAX_ATTEMPTS = 25;
-const CHANGED_MEANWHILE = 'The device was changed by another request meanwhile; try again';
 
 /** The only way to touch devices in storage; every query is filtered by the access scope. */
 @Injectable()
@@ -123,21 +118,6 @@ export class DevicesRepository {
 /** The shares and the flat `allowedScopes` derived from them, which storage filters and indexes. */
 export function shareFields(shares: DeviceShare[]): Pick<DeviceRecord, 'shares' | 'allowedScopes'> {
   return { shares, allowedScopes: shares.map((share) => share.scope) };
-}
-
-/**
- * Runs `attempt` (read the device, decide, `updateIfUnchanged`) until its write lands. A lost race
- * means another request wrote first, so the next attempt reads again and decides again, checks and
- * authorization included. Each loss is another writer's win, so this ends; a growing random pause
- * spreads a crowd of writers out, and the bound is for pathological contention.
- */
-export async function retryLostRaces<R>(attempt: () => Promise<R | typeof LOST_RACE>): Promise<R> {
-  for (let i = 0; i < MAX_ATTEMPTS; i++) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(i, 5)));
-    const outcome = await attempt();
-    if (outcome !== LOST_RACE) return outcome;
-  }
-  throw new ConflictError(CHANGED_MEANWHILE);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Storage } from '../storage.port';
-import { USERS, UserRecord } from '../records';
+import { Storage } from '../storage/storage.port';
+import { USERS, UserRecord } from '../storage/records';
 
 /** Who an account is bound to: a `sub` at one issuer, or nobody (both null). */
 export interface SubjectBinding {

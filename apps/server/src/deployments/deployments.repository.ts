@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError } from '@svc/common';
-import { Storage } from '../storage.port';
-import { DEPLOYMENT_HEADS, DeploymentHeadRecord, DeploymentRecord, DEPLOYMENTS } from '../records';
+import { Storage } from '../storage/storage.port';
+import { DEPLOYMENT_HEADS, DeploymentHeadRecord, DeploymentRecord, DEPLOYMENTS } from '../storage/records';
 
 /** What a deployment change may set; the device and the creation time never change. */
 export type DeploymentChange = Partial<Pick<DeploymentRecord, 'name' | 'jobs' | 'rollback' | 'updatedAt' | 'activatedAt'>>;

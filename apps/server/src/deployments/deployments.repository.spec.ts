@@ -1,5 +1,5 @@
-import { EmbeddedStorage } from '../embedded/embedded-storage';
-import { ALL_COLLECTIONS, DeploymentRecord } from '../records';
+import { EmbeddedStorage } from '../storage/embedded/embedded-storage';
+import { ALL_COLLECTIONS, DeploymentRecord } from '../storage/records';
 import { DeploymentsRepository, HeadMovedError } from './deployments.repository';
 
 const T0 = new Date('2026-01-01T00:00:00Z');

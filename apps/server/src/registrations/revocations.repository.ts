@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Storage } from '../storage.port';
-import { REVOCATIONS, RevocationRecord } from '../records';
+import { Storage } from '../storage/storage.port';
+import { REVOCATIONS, RevocationRecord } from '../storage/records';
 
 /** Revoked device API keys, newest last; expired records are purged by the retention job. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Storage, Filter } from '../storage.port';
-import { AUDIT, AuditRecord } from '../records';
+import { Storage, Filter } from '../storage/storage.port';
+import { AUDIT, AuditRecord } from '../storage/records';
 
 export interface AuditQuery {
   deviceId: string;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { OrgRole } from '@svc/common';
-import { Storage } from '../storage.port';
-import { MEMBERSHIPS, MembershipRecord } from '../records';
+import { Storage } from '../../storage/storage.port';
+import { MEMBERSHIPS, MembershipRecord } from '../../storage/records';
 
 @Injectable()
 export class MembershipsRepository {
