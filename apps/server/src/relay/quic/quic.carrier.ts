@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { loadQuinn, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
+import { loadQuinn, QUINN_NO_KEEPALIVE, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
 import { ConnectionCaps, ConnectionLimits } from '../connection-limits';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
@@ -63,7 +63,8 @@ export class QuicCarrier implements TunnelCarrier {
       privateKeyProto: this.options.identity.privateKeyProto,
       handshakeTimeout: this.options.handshakeTimeoutMs,
       maxIdleTimeout: QUIC_IDLE_TIMEOUT_MS,
-      keepAliveInterval: 0,
+      // The runtimes send the keep-alives; 0 here would mean a PING per packet received (binding.ts).
+      keepAliveInterval: QUINN_NO_KEEPALIVE,
       // The runtime opens one stream, the control stream; the operation streams are this server's.
       maxConcurrentStreamLimit: 1,
       maxStreamData: STREAM_WINDOW_BYTES,
