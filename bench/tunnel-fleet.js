@@ -211,7 +211,7 @@ async function main() {
         console.log(`  carriers (server's view)         cold start: ${r.carriersCold.join(' | ')};  after restart: ${r.carriersBack.join(' | ')}`);
         console.log(`  ${TUNNELS} tunnels up from cold      ${r.cold.join(' | ')} s   target ≤ ${TARGETS.coldSeconds} s; load average then ${f(r.loadCold)}`);
         console.log(`  server CPU, cold start           ${f(r.coldCpuMsPerTunnel, 2)} ms per tunnel`);
-        console.log(`  server CPU, fleet idle ${IDLE_CPU_S} s     ${f(r.idleCpuMsPerS, 1)} ms/s (% of a core ×10), ${f(r.idleCpuUsPerTunnel, 2)} µs/s per tunnel`);
+        console.log(`  server CPU, fleet idle ${IDLE_CPU_S} s     ${f(r.idleCpuMsPerS, 1)} ms per s (${f(r.idleCpuMsPerS.map((v) => v / 10), 2)} % of a core), ${f(r.idleCpuUsPerTunnel, 2)} µs per s per tunnel`);
         console.log(`  server memory per idle tunnel    svc ${f(r.perTunnelKB)} KB   bare TLS ${f(r.bareKB)} KB   svc/bare ${f(r.ratio, 2)}x   (server RSS ${f(r.rssMiB, 0)} MiB)   target ≤ ${TARGETS.perTunnelRatio}x`);
         console.log(`  GET /health, fleet connected     p50 ${f(r.healthP50, 2)} ms  p99 ${f(r.healthP99, 2)} ms`);
         console.log(`  exec round trip (true)           svc p50 ${f(r.execP50, 2)} ms  p99 ${f(r.execP99, 2)} ms   local spawn p50 ${f(r.spawnP50, 2)} ms`);
