@@ -6,7 +6,9 @@
  *   1. the carrier each tunnel actually runs on, from the server's view (device_status `carrier`);
  *   2. time for the whole fleet to come up from cold [QUIC: ≤ 20 s];
  *   3. server memory per idle tunnel, vs a bare TLS 1.3 server holding as many idle connections,
- *      measured in the same round (the least any TLS tunnel costs) [≤ 1.5×];
+ *      measured in the same round (the least any TLS tunnel costs) [≤ 1.5×]; server CPU to bring
+ *      the fleet up and to hold it idle, per tunnel (CPU time, unlike wall time, hardly depends on
+ *      what else loads the machine; each time figure is printed with the load average then);
  *   4. GET /health latency while the fleet is connected, and small exec round trips (`true`)
  *      through the REST API, the relay and a runtime, vs a local spawn;
  *   5. time for every runtime to be back online after the server restarts [≤ 15 s].
@@ -20,6 +22,7 @@ const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
+const { treeCpuMs } = require('./proc-cpu');
 const { request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
 const { ROUNDS, rounds, spread } = require('./spread');
 
@@ -36,6 +39,9 @@ const EMAIL = 'fleet@bench.test';
 const DEADLINE_S = Number(process.env.BENCH_FLEET_DEADLINE_S ?? 180);
 /** Issue 16 goals. */
 const TARGETS = { perTunnelRatio: 1.5, coldSeconds: 20, backSeconds: 15 };
+/** The window over which the server's CPU is read while the fleet sits idle. */
+const IDLE_CPU_S = Number(process.env.BENCH_FLEET_IDLE_CPU_S ?? 20);
+const loadAverage = () => require('node:os').loadavg()[0];
 
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
@@ -109,6 +115,7 @@ async function round(transport, keys, dir, env, auth) {
     server = await startServer(env);
     await sleep(1000);
     const idleRss = rssBytes(server.child.pid);
+    const cpuBeforeFleet = treeCpuMs(server.child.pid);
     const caFile = join(dir, 'tls', 'cert.pem');
     const up = new Set();
     let onUp = () => undefined;
@@ -134,8 +141,13 @@ async function round(transport, keys, dir, env, auth) {
       onUp();
     }).then((partial) => `${partial}${(ms(since) / 1000).toFixed(1)}`);
     const cold = await allUp(t);
+    const loadCold = loadAverage();
+    const coldCpuMs = treeCpuMs(server.child.pid) - cpuBeforeFleet;
     const carriersCold = await carriersSeen(serverUrl, auth);
     await sleep(3000);
+    const idleCpuStart = treeCpuMs(server.child.pid);
+    await sleep(IDLE_CPU_S * 1000);
+    const idleCpuMsPerS = (treeCpuMs(server.child.pid) - idleCpuStart) / IDLE_CPU_S;
     const fleetRss = rssBytes(server.child.pid);
     const perTunnelKB = (fleetRss - idleRss) / TUNNELS / 1024;
     const bareKB = (await bareTlsBytesPerConnection(join(dir, 'tls'), TUNNELS)) / 1024;
@@ -169,10 +181,12 @@ async function round(transport, keys, dir, env, auth) {
     server = await startServer(env);
     const restartS = ms(stoppedAt) / 1000;
     const back = await allUp(stoppedAt);
+    const loadBack = loadAverage();
     const carriersBack = await carriersSeen(serverUrl, auth);
     return {
       cold, perTunnelKB, bareKB, ratio: perTunnelKB / bareKB, rssMiB: fleetRss / 2 ** 20, healthP50: health.p50, healthP99: health.p99,
       execP50: exec.p50, execP99: exec.p99, spawnP50: local.p50, back, stopS, restartS, carriersCold, carriersBack,
+      loadCold, loadBack, coldCpuMsPerTunnel: coldCpuMs / TUNNELS, idleCpuMsPerS, idleCpuUsPerTunnel: (idleCpuMsPerS * 1000) / TUNNELS,
     };
   } finally {
     workers.forEach((w) => w.connected && w.send('stop'));
@@ -190,16 +204,18 @@ async function main() {
         const keys = await seedDevices(join(dir, 'svc.sqlite'), TUNNELS, EMAIL, 'fleet');
         const env = await serverEnv(dir, issuer);
         const auth = { authorization: `Bearer ${issuer.token(EMAIL)}` };
-        const load = () => require('node:os').loadavg()[0].toFixed(1);
+        const load = () => loadAverage().toFixed(1);
         console.log(`tunnel fleet, runtimes --transport ${transport}: ${TUNNELS} ${CLIENT === 'tunnel' ? 'tunnel clients (runtime tunnel loop only)' : 'runtime daemons'}, ${ROUNDS} rounds, median (min–max); load average ${load()} at start`);
         const r = await rounds(() => round(transport, keys, dir, env, auth));
         const f = (values, digits = 1) => spread(values, digits);
         console.log(`  carriers (server's view)         cold start: ${r.carriersCold.join(' | ')};  after restart: ${r.carriersBack.join(' | ')}`);
-        console.log(`  ${TUNNELS} tunnels up from cold      ${r.cold.join(' | ')} s   target ≤ ${TARGETS.coldSeconds} s`);
+        console.log(`  ${TUNNELS} tunnels up from cold      ${r.cold.join(' | ')} s   target ≤ ${TARGETS.coldSeconds} s; load average then ${f(r.loadCold)}`);
+        console.log(`  server CPU, cold start           ${f(r.coldCpuMsPerTunnel, 2)} ms per tunnel`);
+        console.log(`  server CPU, fleet idle ${IDLE_CPU_S} s     ${f(r.idleCpuMsPerS, 1)} ms per s (${f(r.idleCpuMsPerS.map((v) => v / 10), 2)} % of a core), ${f(r.idleCpuUsPerTunnel, 2)} µs per s per tunnel`);
         console.log(`  server memory per idle tunnel    svc ${f(r.perTunnelKB)} KB   bare TLS ${f(r.bareKB)} KB   svc/bare ${f(r.ratio, 2)}x   (server RSS ${f(r.rssMiB, 0)} MiB)   target ≤ ${TARGETS.perTunnelRatio}x`);
         console.log(`  GET /health, fleet connected     p50 ${f(r.healthP50, 2)} ms  p99 ${f(r.healthP99, 2)} ms`);
         console.log(`  exec round trip (true)           svc p50 ${f(r.execP50, 2)} ms  p99 ${f(r.execP99, 2)} ms   local spawn p50 ${f(r.spawnP50, 2)} ms`);
-        console.log(`  back online after restart        ${r.back.join(' | ')} s (server stop ${f(r.stopS)} s, down→answering ${f(r.restartS)} s)   target ≤ ${TARGETS.backSeconds} s; load average ${load()} at end`);
+        console.log(`  back online after restart        ${r.back.join(' | ')} s (server stop ${f(r.stopS)} s, down→answering ${f(r.restartS)} s)   target ≤ ${TARGETS.backSeconds} s; load average then ${f(r.loadBack)}, ${load()} at end`);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

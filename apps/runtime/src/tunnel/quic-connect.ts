@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { loadQuinn, peerIdOfMultiaddr, QuinnConnection, quinnIdentityFromSeed, QuinnDuplex, TUNNEL_HTTP2 } from '@svc/common';
+import { CONTROL_STREAM_READ_BYTES, loadQuinn, peerIdOfMultiaddr, QuinnConnection, quinnIdentityFromSeed, QuinnDuplex, TUNNEL_HTTP2 } from '@svc/common';
 import { AnnouncedQuicIdentity, untrustedQuicIdentityReason } from './quic-trust';
 import type { TunnelTrust } from './tls-trust';
 import { untrustedServer } from './untrusted-server';
@@ -74,7 +74,7 @@ export async function dialQuic(options: QuicDialOptions): Promise<QuicTunnelSock
     throw untrustedServer(`QUIC connection to ${host}:${port} refused: the server's QUIC key ${presented} is not the announced ${identity.peer_id}`, trust, options.announcedSha256);
   }
   const stream = await connection.outboundStream();
-  const duplex = new QuinnDuplex(stream, host);
+  const duplex = new QuinnDuplex(stream, host, { minReadBytes: CONTROL_STREAM_READ_BYTES });
   duplex.once('close', () => {
     connection.abort();
     client.abort();

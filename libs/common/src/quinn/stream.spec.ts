@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { QuinnStream } from './binding';
 import { QuinnDuplex } from './stream';
 
@@ -43,5 +45,53 @@ describe('QuinnDuplex', () => {
     await new Promise<void>((resolve) => duplex.end(resolve));
     expect(done).toEqual([0, 1, 2, 3]);
     expect(Buffer.concat(native.written).length).toBe(2 * 1024 * 1024);
+  });
+
+  /**
+   * The binding backs each chunk with the whole native read buffer, however few bytes came back.
+   * An idle tunnel's control stream waits in its next read for hours: nothing may still hold
+   * the previous chunk meanwhile (an async read loop's suspended frame did: 16 KiB per idle tunnel).
+   */
+  it('holds no chunk the consumer took while its next read waits', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let next: Uint8Array | undefined = new Uint8Array(new ArrayBuffer(16 * 1024), 0, 147);
+    const backing = new WeakRef(next.buffer);
+    // Pending reads stay reachable, as the binding's are (a global handle until they settle).
+    const pending: Promise<null>[] = [];
+    const native = {
+      ...fakeStream(),
+      read: () => {
+        const chunk = next;
+        next = undefined;
+        if (chunk) return Promise.resolve(chunk);
+        pending.push(new Promise<null>(() => undefined));
+        return pending[pending.length - 1];
+      },
+    };
+    const duplex = new QuinnDuplex(native, '127.0.0.1', { minReadBytes: 1024 });
+    const length = await new Promise<number>((resolve) => duplex.once('data', (chunk: Buffer) => resolve(chunk.length)));
+    expect(length).toBe(147);
+    while (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(backing.deref()).toBeUndefined();
+    duplex.destroy();
+  });
+
+  it('starts a mostly idle stream at its own small read size and grows it while reads come back full', async () => {
+    const sizes: number[] = [];
+    let full = 3;
+    const native = {
+      ...fakeStream(),
+      read: async (maxLen: number) => {
+        sizes.push(maxLen);
+        return full-- > 0 ? new Uint8Array(maxLen) : null;
+      },
+    };
+    const duplex = new QuinnDuplex(native, '127.0.0.1', { minReadBytes: 1024 });
+    duplex.resume();
+    await new Promise((resolve) => duplex.once('end', resolve));
+    expect(sizes).toEqual([1024, 2048, 4096, 8192]);
   });
 });

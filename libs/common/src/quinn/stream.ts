@@ -2,13 +2,19 @@ import { Duplex } from 'node:stream';
 import type { QuinnStream } from './binding';
 
 /**
- * Reads start at MIN_READ_BYTES and double, up to MAX_READ_BYTES, while each comes back full:
- * large reads keep the per-call cost (a native round trip) small on a busy stream, small ones keep
- * an idle tunnel small (its pending read holds its buffer: 256 KiB reads cost ~110 KB of server
+ * Reads start at MIN_READ_BYTES (or the smaller `minReadBytes` of a stream that is mostly idle)
+ * and double, up to MAX_READ_BYTES, while each comes back full: large reads keep the per-call
+ * cost (a native round trip) small on a busy stream, small ones keep an idle tunnel small (its
+ * pending read holds a native buffer of the full read size: 256 KiB reads cost ~110 KB of server
  * RSS per idle QUIC tunnel, measured with 200 tunnels). A short read halves the size again.
  */
 const MIN_READ_BYTES = 16 * 1024;
 const MAX_READ_BYTES = 256 * 1024;
+/**
+ * minReadBytes of a tunnel's control stream (hello, then a few small messages): idle for its whole
+ * life, its pending read is most of what an idle tunnel costs above quinn's own state.
+ */
+export const CONTROL_STREAM_READ_BYTES = 1024;
 /** Bytes accepted from the writer before quinn took the previous ones (one batch ahead). */
 const WRITE_AHEAD_BYTES = 1024 * 1024;
 
@@ -19,7 +25,8 @@ const WRITE_AHEAD_BYTES = 1024 * 1024;
  */
 export class QuinnDuplex extends Duplex {
   private reading = false;
-  private readBytes = MIN_READ_BYTES;
+  private readonly minReadBytes: number;
+  private readBytes: number;
   private writing = false;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -31,8 +38,11 @@ export class QuinnDuplex extends Duplex {
   constructor(
     protected readonly stream: QuinnStream,
     readonly remoteAddress: string,
+    options: { minReadBytes?: number } = {},
   ) {
     super({ allowHalfOpen: true, highWaterMark: MAX_READ_BYTES });
+    this.minReadBytes = Math.min(options.minReadBytes ?? MIN_READ_BYTES, MIN_READ_BYTES);
+    this.readBytes = this.minReadBytes;
   }
 
   override _read(): void {
@@ -43,22 +53,31 @@ export class QuinnDuplex extends Duplex {
 
   private async pull(): Promise<void> {
     try {
-      for (;;) {
-        const chunk = await this.stream.read(this.readBytes);
-        if (this.destroyed) return;
-        if (chunk === null) {
-          this.received(null);
-          return;
-        }
-        if (chunk.byteLength >= this.readBytes) this.readBytes = Math.min(MAX_READ_BYTES, this.readBytes * 2);
-        else if (chunk.byteLength < this.readBytes / 2) this.readBytes = Math.max(MIN_READ_BYTES, this.readBytes / 2);
-        if (!this.received(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) break;
-      }
+      while (await this.readOnce());
     } catch (error) {
       if (!this.destroyed) this.readFailed(new Error(`QUIC stream: ${(error as Error).message}`));
     } finally {
       this.reading = false;
     }
+  }
+
+  /**
+   * One native read, handed on; returns whether to read again now. Its own function so that no
+   * suspended frame keeps the previous chunk while the next read waits: an async loop's frame
+   * holds its last values across the await, and a chunk is backed by the whole native read
+   * buffer however few bytes it carries (an idle tunnel then pinned its last 16 KiB read, on top
+   * of the pending one's).
+   */
+  private async readOnce(): Promise<boolean> {
+    const chunk = await this.stream.read(this.readBytes);
+    if (this.destroyed) return false;
+    if (chunk === null) {
+      this.received(null);
+      return false;
+    }
+    if (chunk.byteLength >= this.readBytes) this.readBytes = Math.min(MAX_READ_BYTES, this.readBytes * 2);
+    else if (chunk.byteLength < this.readBytes / 2) this.readBytes = Math.max(this.minReadBytes, this.readBytes / 2);
+    return this.received(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
 
   /** Bytes read from quinn (null: the peer finished); returns whether more are wanted now. */

@@ -44,10 +44,12 @@ export class QuicTunnelSession implements TunnelSession {
     readonly runtime: HelloRequest['runtime'],
     readonly remoteAddress: string,
     private readonly connection: QuinnConnection,
+    /** The carrier's one `connection.closed()`: settles once the connection is gone. */
+    closed: Promise<void>,
     /** The runtime's first stream (the hello's): close messages, both ways. */
     private readonly control: Duplex,
   ) {
-    this.gone = connection.closed().then(() => this.finish('connection closed'));
+    this.gone = closed.then(() => this.finish('connection closed'));
     const messages = new FieldBlockReader();
     control.on('data', (chunk: Buffer) => {
       try {

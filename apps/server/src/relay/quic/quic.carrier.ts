@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { loadQuinn, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
+import { CONTROL_STREAM_READ_BYTES, loadQuinn, QUINN_NO_KEEPALIVE, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
 import { ConnectionCaps, ConnectionLimits } from '../connection-limits';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
@@ -63,7 +63,8 @@ export class QuicCarrier implements TunnelCarrier {
       privateKeyProto: this.options.identity.privateKeyProto,
       handshakeTimeout: this.options.handshakeTimeoutMs,
       maxIdleTimeout: QUIC_IDLE_TIMEOUT_MS,
-      keepAliveInterval: 0,
+      // The runtimes send the keep-alives; 0 here would mean a PING per packet received (binding.ts).
+      keepAliveInterval: QUINN_NO_KEEPALIVE,
       // The runtime opens one stream, the control stream; the operation streams are this server's.
       maxConcurrentStreamLimit: 1,
       maxStreamData: STREAM_WINDOW_BYTES,
@@ -119,7 +120,9 @@ export class QuicCarrier implements TunnelCarrier {
       return;
     }
     this.connections.add(connection);
-    void connection.closed().then(() => {
+    // One native wait per connection, shared (each pending call costs ~2 KB of native memory).
+    const closed = connection.closed();
+    void closed.then(() => {
       release();
       this.connections.delete(connection);
     });
@@ -127,11 +130,11 @@ export class QuicCarrier implements TunnelCarrier {
     connection.inboundStream().then(
       (stream) => {
         clearTimeout(noStream);
-        const socket = new QuinnDuplex(stream, remoteAddress);
+        const socket = new QuinnDuplex(stream, remoteAddress, { minReadBytes: CONTROL_STREAM_READ_BYTES });
         socket.on('error', (err) => this.logger.debug(`QUIC tunnel from ${remoteAddress}: ${err.message}`));
         socket.once('close', () => setTimeout(() => connection.abort(), FLUSH_BEFORE_CLOSE_MS).unref());
-        void connection.closed().then(() => socket.destroy(new Error('QUIC connection closed')));
-        const nativeStreams = (deviceId: string, runtime: { version: string; boot_id: string }) => new QuicTunnelSession(deviceId, runtime, remoteAddress, connection, socket);
+        void closed.then(() => socket.destroy(new Error('QUIC connection closed')));
+        const nativeStreams = (deviceId: string, runtime: { version: string; boot_id: string }) => new QuicTunnelSession(deviceId, runtime, remoteAddress, connection, closed, socket);
         void admitTunnel(socket, remoteAddress, this.name, acceptor, this.options.handshakeTimeoutMs, nativeStreams);
       },
       () => {
