@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OperationContract, OperationName, OPERATIONS, ParamSpec, ParamType } from '@svc/common';
+import { inputSchema as operationSchema, OperationContract, OperationName, OPERATIONS } from '@svc/common';
 import { OUTPUT_FIELD_LIMIT_BYTES } from './tool-output';
 import { TOOL_RETURNS } from './tool-returns';
 
@@ -79,28 +79,5 @@ function describeTool(op: OperationContract): string {
 
 /** The operation's parameters as the JSON Schema of its MCP input, exactly as the catalog (and tools.md) gives them. */
 function inputSchema(op: OperationContract): Tool['inputSchema'] {
-  const entries = Object.entries(op.params);
-  const required = entries.filter(([, spec]) => spec.required).map(([name]) => name);
-  return {
-    type: 'object',
-    properties: Object.fromEntries(entries.map(([name, spec]) => [name, paramSchema(name, spec)])),
-    ...(required.length > 0 ? { required } : {}),
-    additionalProperties: false,
-  };
-}
-
-const JSON_TYPES: Record<ParamType, object> = {
-  string: { type: 'string' },
-  number: { type: 'number' },
-  boolean: { type: 'boolean' },
-  'string[]': { type: 'array', items: { type: 'string' } },
-};
-
-function paramSchema(name: string, spec: ParamSpec): object {
-  return {
-    ...JSON_TYPES[spec.type],
-    ...(SELF_EXPLAINED.has(name) ? {} : { description: spec.description }),
-    ...(spec.enum ? { enum: [...spec.enum] } : {}),
-    ...(spec.default !== undefined ? { default: spec.default } : {}),
-  };
+  return operationSchema(op.params, { describe: (name) => !SELF_EXPLAINED.has(name) }) as Tool['inputSchema'];
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
+import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, deviceNameProblem, InvalidInputError, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { Storage } from '../storage/storage.port';
 import type { DeviceRecord } from '../storage/records';
@@ -194,6 +194,8 @@ export class DevicesService {
    * capability); the name is what `svc devices list` shows and what a `device` parameter may name.
    */
   async rename(principal: UserPrincipal, device: DeviceRecord, name: string): Promise<DeviceRenameResult> {
+    const problem = deviceNameProblem(name);
+    if (problem !== null) throw new InvalidInputError(`name: ${problem}`);
     if (!(await this.devices.update(callerAccess(principal.scopes), device.id, { name }))) throw new DeviceNotFoundError();
     await this.audit.record(principal, 'device.renamed', { deviceId: device.id, details: `renamed device ${device.id} from "${device.name}" to "${name}"` });
     return { status: 'renamed', device_id: device.id, name };
