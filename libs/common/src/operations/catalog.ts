@@ -28,7 +28,7 @@ const DEVICE_LIST_EXTRA = {
 export const OPERATIONS = [
   // Device management
   defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, readOnly: true, capability: null, params: {} }),
-  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve', { request_id: optStr('the same as device: a registration request id', { minLength: 1, maxLength: 128 }) }, ['device', 'request_id']), summary: 'Approve a pending device registration', batch: false, readOnly: false, capability: 'device:own', params: { device: str('registration request id or device id', { minLength: 1, maxLength: 128 }) } }),
+  defineOperation({ name: 'devices_approve', http: { ...route('POST', '/devices/approve', { request_id: optStr('the same as device: a registration request id', { minLength: 1, maxLength: 128 }) }), either: ['device', 'request_id'] }, summary: 'Approve a pending device registration', batch: false, readOnly: false, capability: 'device:own', params: { device: str('registration request id or device id', { minLength: 1, maxLength: 128 }) } }),
   defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, capability: 'device:own', params: { device: str('device name or id', { minLength: 1, maxLength: 128 }) } }),
   defineOperation({
     name: 'device_rename',
@@ -204,7 +204,8 @@ type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> 
 type ParamsInput<Ps> = [keyof Ps] extends [never]
   ? Record<string, never>
   : { [K in RequiredKeys<Ps>]: ValueOf<Ps[K]> } & { [K in Exclude<keyof Ps, RequiredKeys<Ps>>]?: ValueOf<Ps[K]> };
-type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: { extra?: infer E } } ? (E extends Record<string, ParamSpec> ? E : {}) : {};
+/** A route's extras; a route without any is typed with HttpRoute's index signature, which means none. */
+type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: { extra?: infer E } } ? (E extends Record<string, ParamSpec> ? (string extends keyof E ? {} : E) : {}) : {};
 
 /**
  * What a caller passes to an operation, typed from the catalog: required parameters required,

@@ -99,8 +99,8 @@ export interface OperationContract {
   http?: HttpRoute;
 }
 
-export const route = <const E extends Record<string, ParamSpec> = {}>(method: HttpMethod, path: string, extra?: E, either?: readonly [string, string]) =>
-  ({ method, path, ...(extra ? { extra } : {}), ...(either ? { either } : {}) }) as Omit<HttpRoute, 'extra'> & { extra?: NoInfer<E> };
+export const route = <const E extends Record<string, ParamSpec> = {}>(method: HttpMethod, path: string, extra?: E) =>
+  (extra ? { method, path, extra } : { method, path }) as Omit<HttpRoute, 'extra'> & { extra?: E };
 
 /** The parameters an operation's route carries in its path, in order. */
 export function pathParams(http: HttpRoute): string[] {
