@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { inputSchema as operationSchema, OperationContract, OperationName, OPERATIONS } from '@svc/common';
+import { inputSchema as operationSchema, isTool, OperationContract, OperationName, OPERATIONS } from '@svc/common';
 import { OUTPUT_FIELD_LIMIT_BYTES } from './tool-output';
 import { TOOL_RETURNS } from './tool-returns';
 
@@ -48,10 +48,10 @@ const REMOTE_PATH_NOTE = '<device>:<path> is on the device, a plain path here.';
  */
 const SELF_EXPLAINED = new Set(['device', 'devices', 'deployment_id', 'org_id', 'id', 'new_id', 'job_id', 'session_id', 'role', 'timeout_secs', 'spec_type', 'name', 'active', 'source', 'dest']);
 
-/** The tools `svc mcp` lists, in catalog order: every operation, only the read-only ones with `readOnly`. */
+/** The tools `svc mcp` lists, in catalog order: every tool operation, only the read-only ones with `readOnly`. */
 export function mcpTools(options: { readOnly: boolean }): McpTool[] {
   return (OPERATIONS as readonly OperationContract[])
-    .filter((op) => op.readOnly || !options.readOnly)
+    .filter((op) => isTool(op) && (op.readOnly || !options.readOnly))
     .map((op) => ({ name: op.name as OperationName, contract: op, definition: toolDefinition(op) }));
 }
 

@@ -4,6 +4,7 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { catalogController } from '../authorization/catalog-controller';
 import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
 import { DevicePresence } from './device-presence';
@@ -14,7 +15,7 @@ import { TunnelPresence } from './tunnel-presence';
 @Module({
   imports: [AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
   providers: [DevicesService, DevicesRepository, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
-  controllers: [DevicesController],
+  controllers: [DevicesController, catalogController(DevicesService, 'devices')],
   exports: [DevicesService, DevicePresence],
 })
 export class DevicesModule {}

@@ -1,4 +1,4 @@
-import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, optStr, Param, ParamSpec, ParamType, route, str, strList } from './contract';
+import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList } from './contract';
 import { TOOL_ROLES } from '../roles';
 import { LIMITS } from '../limits';
 import { DEPLOYMENT_ID_PATTERN, JOB_ID_PATTERN } from '../deployments/schema';
@@ -171,6 +171,13 @@ export const OPERATIONS = [
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
+
+/** The operations that are tools (of tools.md, or EXTENSION_OPERATIONS): what `svc mcp` lists and `svc` has a command for. */
+export type ToolName = Exclude<OperationName, Extract<(typeof OPERATIONS)[number], { tool: false }>['name']>;
+
+export function isTool(op: object): boolean {
+  return (op as Pick<OperationContract, 'tool'>).tool !== false;
+}
 
 /** Operations beyond the tools of the specification (tools.md): the parity test allows exactly these. */
 export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename'];

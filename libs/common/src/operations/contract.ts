@@ -97,6 +97,11 @@ export interface OperationContract {
   capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
+  /**
+   * false: a REST operation that is no tool (not in tools.md, not an extension): `svc mcp` does not
+   * list it and no `svc` command is required for it; the SDK calls it by name like any other.
+   */
+  tool?: false;
 }
 
 export const route = <const E extends Record<string, ParamSpec> = {}>(method: HttpMethod, path: string, extra?: E) =>
