@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, deviceNameProblem, InvalidInputError, LIMITS } from '@svc/common';
 import { DevicesRepository } from '../storage/repositories/devices.repository';
 import { Storage } from '../storage/storage.port';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 import type { DeviceRecord } from '../storage/records';
 import { callerAccess, DeviceAccessScope } from '../storage/repositories/device-access-scope';
 import { AuditService } from '../audit/audit.service';
@@ -123,6 +124,14 @@ export class DevicesService {
       ...(keyMismatch ? { key_mismatch: true, registered_fingerprint: registeredFingerprint } : {}),
       ...(replaces ? { replaces: { device_id: replaces.id, name: replaces.name, status: replacedStatus } } : {}),
     };
+  }
+
+  /** device_show: the device OperationGuard authorized (device:view), as devices_list lists it. */
+  @Handles('device_show')
+  async show({ authorized }: OperationCall<'device_show'>): Promise<DeviceListItem> {
+    const { device } = authorized.device!;
+    const online = presenceIn(await this.presence.presenceOf([device.id]), device.id).online;
+    return { id: device.id, name: device.name, status: online ? 'online' : 'offline', owner: device.ownerScope };
   }
 
   status(principal: UserPrincipal, ref: string): Promise<DeviceStatusResult> {

@@ -140,6 +140,7 @@ export const RESULT_SCHEMAS = {
   devices_approve: object({ status: oneOf('approved'), device_id: string, fingerprint: string }),
   devices_reject: status('rejected'),
   device_rename: deviceRenameSchema,
+  device_show: deviceListItemSchema,
   device_status: batched(deviceStatusSchema),
   device_audit_logs: batched(auditLogsSchema),
   device_access_list: array(accessEntrySchema),
