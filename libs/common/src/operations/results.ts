@@ -10,11 +10,11 @@ import type * as S from './result-schemas';
 type Schemas = typeof S.RESULT_SCHEMAS;
 type RouteSchemas = typeof S.ROUTE_RESULT_SCHEMAS;
 
-export type DeviceConnectionStatus = 'online' | 'offline';
 export type DeviceListItem = FromSchema<typeof S.deviceListItemSchema>;
 export type DeviceRenameResult = FromSchema<typeof S.deviceRenameSchema>;
 export type DeviceListPage = FromSchema<RouteSchemas['devices_list_page']>;
 export type DeviceStatusResult = FromSchema<typeof S.deviceStatusSchema>;
+export type DeviceConnectionStatus = DeviceStatusResult['status'];
 export type AuditEntry = FromSchema<typeof S.auditEntrySchema>;
 export type AuditLogsResult = FromSchema<typeof S.auditLogsSchema>;
 export type AccessEntry = FromSchema<typeof S.accessEntrySchema>;
