@@ -31,7 +31,8 @@ describe('catalog routes are bound from the catalog', () => {
   const bound = controllers().flatMap((controller) =>
     Object.getOwnPropertyNames(controller.prototype).flatMap((key) => {
       const handler = (controller.prototype as Record<string, unknown>)[key];
-      const name = typeof handler === 'function' ? (Reflect.getMetadata(OPERATION, handler) as string | undefined) : undefined;
+      if (typeof handler !== 'function') return [];
+      const name = Reflect.getMetadata(OPERATION, handler) as string | undefined;
       if (name === undefined) return [];
       const guards = [...((Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[]) ?? [])];
       return [{ name, route: `${METHODS[Reflect.getMetadata(METHOD_METADATA, handler) as number]} ${Reflect.getMetadata(PATH_METADATA, handler) as string}`, guarded: guards.includes(OperationGuard) }];
