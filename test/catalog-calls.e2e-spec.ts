@@ -73,6 +73,7 @@ describe('operation catalog: calls as the catalog describes them', () => {
     fits('device_audit_logs_one', (await server.api.get('/devices/pi-1/audit-logs?max=5', alice)).body);
 
     expect(await call('device_rename', alice, { device: 'pi-1', name: 'pi one' })).toEqual({ status: 'renamed', device_id: 'pi-1', name: 'pi one' });
+    expect(await call('device_show', alice, { device: 'pi one' })).toEqual({ id: 'pi-1', name: 'pi one', status: 'offline', owner: `user:${ALICE}` });
     await call('device_access_add', alice, { device: 'pi-1', email_or_org_id: BOB, role: 'viewer' });
     expect(await call('device_access_list', alice, { device: 'pi-1' })).toEqual([{ email: BOB, role: 'viewer' }]);
     await call('device_access_remove', alice, { device: 'pi-1', email_or_org_id: BOB });

@@ -10,7 +10,7 @@ import { startTestServer, TestServer } from './fixtures/test-server';
 
 interface OpenApiOperation {
   parameters?: { name: string; in: string; required?: boolean }[];
-  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  requestBody?: { content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown>; required?: string[] } }> };
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
 }
 interface OpenApiDoc {
@@ -58,8 +58,8 @@ describe('operation catalog ↔ OpenAPI', () => {
     expect(inPath).toHaveLength(pathParams(http).length);
 
     const query = new Map((operation!.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.required === true]));
-    const ref = operation!.requestBody?.content['application/json']?.schema.$ref;
-    const body = ref ? doc.components.schemas[ref.split('/').pop()!] : undefined;
+    const schema = operation!.requestBody?.content['application/json']?.schema;
+    const body = schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
     const bodyRequired = new Set(body?.required ?? []);
     const documented = (param: string, where: 'path' | 'query' | 'body') =>
       where === 'path' ? 'path' : where === 'query' ? (query.has(param) ? `query${query.get(param) ? '!' : ''}` : 'missing') : body?.properties?.[param] ? `body${bodyRequired.has(param) ? '!' : ''}` : 'missing';

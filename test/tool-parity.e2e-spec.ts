@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { EXTENSION_OPERATIONS, findOperation, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
+import { EXTENSION_OPERATIONS, findOperation, isTool, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
 import { TOOL_COMMANDS } from '../apps/cli/src/tool-commands';
 import { startMcp } from './fixtures/mcp-session';
 import { SVC_BIN } from './fixtures/svc-cli';
@@ -68,8 +68,8 @@ describe('the tool tables of tools.md', () => {
 });
 
 describe('operation catalog ↔ tools.md', () => {
-  it('defines exactly the spec tools, plus the declared extensions', () => {
-    expect(OPERATIONS.map((op) => op.name).sort()).toEqual(OFFERED);
+  it('defines exactly the spec tools, plus the declared extensions, as tools (REST-only operations are marked tool: false)', () => {
+    expect(OPERATIONS.filter(isTool).map((op) => op.name).sort()).toEqual(OFFERED);
   });
 
   it('declares as extensions only operations that are not tools of the spec', () => {
@@ -121,7 +121,7 @@ describe('svc mcp ↔ tools.md (the built binary over stdio)', () => {
 
   it('lists with --read-only exactly the tools the catalog marks read-only', async () => {
     const tools = await listTools(['--read-only']);
-    const readOnly = OPERATIONS.filter((op) => op.readOnly).map((op) => op.name);
+    const readOnly = OPERATIONS.filter((op) => isTool(op) && op.readOnly).map((op) => op.name);
     expect(tools.map((tool) => tool.name).sort()).toEqual([...readOnly].sort());
     for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
   });

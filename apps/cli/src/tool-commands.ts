@@ -1,10 +1,10 @@
-import type { OperationName } from '@svc/common';
+import type { ToolName } from '@svc/common';
 
 /**
  * The `svc` command a person runs for each tool of the specification and each extension
  * (EXTENSION_OPERATIONS; oclif command ids, topics separated by spaces). A parity test checks every tool has one and that each command exists.
  */
-export const TOOL_COMMANDS: Record<OperationName, string> = {
+export const TOOL_COMMANDS: Record<ToolName, string> = {
   devices_list: 'devices list',
   devices_approve: 'devices approve',
   devices_reject: 'devices reject',

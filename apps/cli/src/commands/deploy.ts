@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { DeployJobsResult } from '@svc/common';
 import { SvcCommand } from '../base-command';
-import { SPEC_TYPES, SpecType } from '../deploy/spec-loader';
+import { catalogDefault, catalogOptions } from '../catalog-flags';
+import type { SpecType } from '../deploy/spec-loader';
 import { deploymentFlag, deviceArg } from '../flags';
 import { withSpinner } from '../forward/wait-spinner';
 import { escapeTerminal } from '../output/terminal-text';
@@ -22,7 +23,7 @@ Without --deployment the jobs go into the active deployment, which the device th
     file: Args.string({ description: 'a compose file, a run-spec job or a deployment document (YAML)', required: true }),
   };
   static override flags = {
-    type: Flags.string({ description: 'what the file is (auto: from its root keys)', options: [...SPEC_TYPES], default: 'auto', aliases: ['spec-type'] }),
+    type: Flags.string({ description: 'what the file is (auto: from its root keys)', options: catalogOptions('device_deploy', 'spec_type'), default: catalogDefault<string>('device_deploy', 'spec_type', 'string'), aliases: ['spec-type'] }),
     name: Flags.string({ description: "a compose file's or single job's job id; a deployment document's display name" }),
     deployment: deploymentFlag,
   };

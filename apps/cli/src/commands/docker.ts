@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { InvalidInputError } from '@svc/common';
 import { SvcCommand } from '../base-command';
+import { catalogDefault } from '../catalog-flags';
 import { passThrough } from '../forward/pass-through-args';
 import { JsonStreamWriter } from '../output/json-stream';
 import { dockerExec } from '../sdk/docker-exec';
@@ -18,7 +19,7 @@ export default class Docker extends SvcCommand<typeof Docker> {
   static override usage = '<%= command.id %> <device> [--timeout <s>] -- <docker args…>';
   static override args = { device: Args.string({ description: 'device name or id', required: true }) };
   static override flags = {
-    timeout: Flags.integer({ description: 'seconds before the docker CLI is killed', default: 60, min: 1 }),
+    timeout: Flags.integer({ description: 'seconds before the docker CLI is killed', default: catalogDefault<number>('docker_exec', 'timeout_secs', 'number'), min: 1 }),
   };
 
   async run(): Promise<void> {

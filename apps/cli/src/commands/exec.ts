@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { DomainError, EXEC_DEFAULT_TIMEOUT_SECS, InvalidInputError } from '@svc/common';
+import { DomainError, InvalidInputError } from '@svc/common';
 import { SvcCommand } from '../base-command';
+import { catalogDefault } from '../catalog-flags';
 import { exitCodeFor } from '../exit-codes';
 import { batchTarget, devicesFlag } from '../flags';
 import { passThrough } from '../forward/pass-through-args';
@@ -32,7 +33,7 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
   static override args = { device: Args.string({ description: 'device name or id (or --devices)' }) };
   static override flags = {
     devices: devicesFlag,
-    timeout: Flags.integer({ description: 'seconds before the command is killed', default: EXEC_DEFAULT_TIMEOUT_SECS, min: 1 }),
+    timeout: Flags.integer({ description: 'seconds before the command is killed', default: catalogDefault<number>('device_exec', 'timeout_secs', 'number'), min: 1 }),
     interactive: Flags.boolean({ char: 'i', description: 'send stdin to the command even when it is a terminal', exclusive: ['no-stdin'] }),
     'no-stdin': Flags.boolean({ char: 'n', description: 'give the command no stdin, even when it is piped (as ssh -n)' }),
   };

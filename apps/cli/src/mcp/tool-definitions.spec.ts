@@ -1,9 +1,9 @@
-import { OPERATIONS } from '@svc/common';
+import { isTool, OPERATIONS } from '@svc/common';
 import { mcpTools } from './tool-definitions';
 
 describe('mcpTools', () => {
-  it('lists every operation of the catalog, in catalog order', () => {
-    expect(mcpTools({ readOnly: false }).map((tool) => tool.name)).toEqual(OPERATIONS.map((op) => op.name));
+  it('lists every tool operation of the catalog, in catalog order, and none marked tool: false', () => {
+    expect(mcpTools({ readOnly: false }).map((tool) => tool.name)).toEqual(OPERATIONS.filter(isTool).map((op) => op.name));
   });
 
   it('lists only the read-only operations with readOnly, marked with readOnlyHint', () => {

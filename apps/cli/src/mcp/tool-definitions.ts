@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OperationContract, OperationName, OPERATIONS, ParamSpec, ParamType } from '@svc/common';
+import { inputSchema as operationSchema, isTool, OperationContract, OperationName, OPERATIONS } from '@svc/common';
 import { OUTPUT_FIELD_LIMIT_BYTES } from './tool-output';
 import { TOOL_RETURNS } from './tool-returns';
 
@@ -48,10 +48,10 @@ const REMOTE_PATH_NOTE = '<device>:<path> is on the device, a plain path here.';
  */
 const SELF_EXPLAINED = new Set(['device', 'devices', 'deployment_id', 'org_id', 'id', 'new_id', 'job_id', 'session_id', 'role', 'timeout_secs', 'spec_type', 'name', 'active', 'source', 'dest']);
 
-/** The tools `svc mcp` lists, in catalog order: every operation, only the read-only ones with `readOnly`. */
+/** The tools `svc mcp` lists, in catalog order: every tool operation, only the read-only ones with `readOnly`. */
 export function mcpTools(options: { readOnly: boolean }): McpTool[] {
   return (OPERATIONS as readonly OperationContract[])
-    .filter((op) => op.readOnly || !options.readOnly)
+    .filter((op) => isTool(op) && (op.readOnly || !options.readOnly))
     .map((op) => ({ name: op.name as OperationName, contract: op, definition: toolDefinition(op) }));
 }
 
@@ -79,28 +79,5 @@ function describeTool(op: OperationContract): string {
 
 /** The operation's parameters as the JSON Schema of its MCP input, exactly as the catalog (and tools.md) gives them. */
 function inputSchema(op: OperationContract): Tool['inputSchema'] {
-  const entries = Object.entries(op.params);
-  const required = entries.filter(([, spec]) => spec.required).map(([name]) => name);
-  return {
-    type: 'object',
-    properties: Object.fromEntries(entries.map(([name, spec]) => [name, paramSchema(name, spec)])),
-    ...(required.length > 0 ? { required } : {}),
-    additionalProperties: false,
-  };
-}
-
-const JSON_TYPES: Record<ParamType, object> = {
-  string: { type: 'string' },
-  number: { type: 'number' },
-  boolean: { type: 'boolean' },
-  'string[]': { type: 'array', items: { type: 'string' } },
-};
-
-function paramSchema(name: string, spec: ParamSpec): object {
-  return {
-    ...JSON_TYPES[spec.type],
-    ...(SELF_EXPLAINED.has(name) ? {} : { description: spec.description }),
-    ...(spec.enum ? { enum: [...spec.enum] } : {}),
-    ...(spec.default !== undefined ? { default: spec.default } : {}),
-  };
+  return operationSchema(op.params, { describe: (name) => !SELF_EXPLAINED.has(name) }) as Tool['inputSchema'];
 }

@@ -1,4 +1,4 @@
-import type { OperationName } from '@svc/common';
+import type { ToolName } from '@svc/common';
 import { TOOL_COMMANDS } from '../tool-commands';
 
 const TOOL_NAMES = new RegExp(`\\b(${Object.keys(TOOL_COMMANDS).join('|')})\\b`, 'g');
@@ -8,5 +8,5 @@ const TOOL_NAMES = new RegExp(`\\b(${Object.keys(TOOL_COMMANDS).join('|')})\\b`,
  * at the CLI reads the command to type instead (`use svc sync for directories`).
  */
 export function inCommandWords(message: string, bin = 'svc'): string {
-  return message.replace(TOOL_NAMES, (tool) => `${bin} ${TOOL_COMMANDS[tool as OperationName]}`);
+  return message.replace(TOOL_NAMES, (tool) => `${bin} ${TOOL_COMMANDS[tool as ToolName]}`);
 }

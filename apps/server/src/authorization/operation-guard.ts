@@ -3,10 +3,12 @@ import { Reflector } from '@nestjs/core';
 import { capabilitiesOf, findOperation, HttpRoute, InvalidInputError, isDeviceCapability, isOrgCapability, OperationContract, OperationName, paramLocation, ServerCapability } from '@svc/common';
 import type { Principal } from '../auth/principal';
 import { OrgRecord } from '../storage/records';
+import { operationInput } from '../common/operation-input';
 import { AccessPolicy, AuthorizedDevice } from './access-policy.service';
 
 export const OPERATION = 'svc:operation';
 export const SERVER_CAPABILITY = 'svc:serverCapability';
+export const AUTHORIZED_BY_SERVICE = 'svc:authorizedByService';
 
 /** What OperationGuard resolved for the handler: the route's device and organization, authorized. */
 export interface AuthorizedTargets {
@@ -20,12 +22,16 @@ export interface OperationRequest {
   query: Record<string, unknown>;
   body?: unknown;
   authorized?: AuthorizedTargets;
+  /** The operation's input, checked against the catalog's schema. */
+  input?: Record<string, unknown>;
 }
 
 /**
  * Before the handler of an `@Operation` route runs: the capabilities its catalog entry names,
  * decided by AccessPolicy on the route's `org_id` / `id` (organization), `device` (device) and on
- * the server, in the entry's order. What it resolved is handed to the handler (`@Authorized()`).
+ * the server, in the entry's order (unless its service decides them: [Batch] operations per device,
+ * `authorizedBy: 'service'`); then the input, checked against the catalog's JSON Schema
+ * (operationInput). What it resolved is handed to the handler (`@Authorized()`, `@Input()`).
  * Routes outside the catalog name a server capability instead (`@ServerAdministration`).
  */
 @Injectable()
@@ -43,7 +49,10 @@ export class OperationGuard implements CanActivate {
       await this.policy.requireServer(request.principal, serverCapability);
       return true;
     }
-    request.authorized = await this.authorize(request.principal, name, request);
+    const op: OperationContract | undefined = name ? findOperation(name) : undefined;
+    if (!op?.http) throw new Error(`OperationGuard on a route without a catalog operation (${String(name)})`);
+    if (!this.reflector.get<boolean | undefined>(AUTHORIZED_BY_SERVICE, context.getHandler())) request.authorized = await this.authorize(request.principal, name, request);
+    request.input = operationInput(op, request);
     return true;
   }
 

@@ -1,8 +1,8 @@
 import { applyDecorators, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiParam } from '@nestjs/swagger';
-import { findOperation, HttpMethod, OperationContract, OperationName, OperationResults, pathParams, RouteResults, ServerCapability } from '@svc/common';
+import { ApiBody, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { findOperation, HttpMethod, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, paramSchema, routeParams, RouteResults, ServerCapability } from '@svc/common';
 import { OperationResponse } from '../common/operation-response.decorator';
-import { AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY } from './operation-guard';
+import { AUTHORIZED_BY_SERVICE, AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY } from './operation-guard';
 
 const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete };
 
@@ -11,30 +11,65 @@ export function expressPath(path: string): string {
   return path.replace(/^\//, '').replace(/\{([a-z_]+)\}/g, ':$1');
 }
 
+export interface OperationOptions {
+  /** The success status (200 unless given). */
+  status?: number;
+  /** A second answer shape of the route (devices_list's page). */
+  or?: keyof RouteResults;
+  /**
+   * The service decides the capability through AccessPolicy, because the guard cannot resolve the
+   * target from the request alone: a registration request id instead of a device, leaving an
+   * organization versus removing someone. [Batch] operations always decide per device (runBatch).
+   */
+  authorizedBy?: 'service';
+}
+
 /**
- * Binds a handler to a catalog operation: the method and path of its `http` route (the controller
- * carries no prefix), its path parameters and answer in the OpenAPI document, and OperationGuard, which has
- * AccessPolicy decide the capability of the catalog entry before the handler runs. `status` is
- * the success status (200 unless given).
+ * Binds a handler to a catalog operation, which the controller names once: the method and path
+ * of its `http` route (the controller carries no prefix), its parameters and answer in the OpenAPI
+ * document, and OperationGuard, which has AccessPolicy decide the capability of the catalog entry
+ * and then checks the input against the route's JSON Schema (routeInputSchema) before the handler
+ * runs. The handler reads the checked input with `@Input()` and what was authorized with `@Authorized()`.
  */
-export function Operation(name: OperationName & keyof OperationResults, options: { status?: number; or?: keyof RouteResults } = {}): MethodDecorator {
+export function Operation(name: OperationName & keyof OperationResults, options: OperationOptions = {}): MethodDecorator {
   const op: OperationContract | undefined = findOperation(name);
   if (!op?.http) throw new Error(`@Operation('${name}'): the catalog gives it no REST route`);
   const status = options.status ?? 200;
-  const http = op.http;
   return applyDecorators(
-    METHODS[http.method](expressPath(http.path)),
+    METHODS[op.http.method](expressPath(op.http.path)),
     HttpCode(status),
     OperationResponse(name, status, options.or),
-    ...pathParams(http).map((param) => ApiParam({ name: param, type: String, description: (op.params as Record<string, { description: string }>)[param]?.description })),
+    ...documentedInput(op),
     SetMetadata(OPERATION, name),
+    SetMetadata(AUTHORIZED_BY_SERVICE, options.authorizedBy === 'service' || op.batch),
     UseGuards(OperationGuard),
   );
+}
+
+/** The route's parameters in the OpenAPI document, from the same schema the guard checks. */
+function documentedInput(op: OperationContract): MethodDecorator[] {
+  const http = op.http!;
+  const params = routeParams(op);
+  const where = (location: 'path' | 'query' | 'body') => Object.entries(params).filter(([name]) => paramLocation(http, name) === location);
+  const schema = (name: string) => paramSchema(name, params[name], { limits: true }) as never;
+  const body = Object.fromEntries(where('body'));
+  return [
+    ...where('path').map(([name, spec]) => ApiParam({ name, description: spec.description, schema: schema(name) })),
+    ...where('query').map(([name, spec]) => ApiQuery({ name, required: spec.required && !http.either?.includes(name), description: spec.description, schema: schema(name) })),
+    ...(Object.keys(body).length > 0 ? [ApiBody({ schema: inputSchema(body, { limits: true }, http.either) as never })] : []),
+  ];
 }
 
 /** What OperationGuard authorized for this request: the route's device and organization. */
 export const Authorized = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthorizedTargets => {
   return ctx.switchToHttp().getRequest<OperationRequest>().authorized ?? {};
+});
+
+/** The operation's input as OperationGuard checked it against the catalog: type it `RouteInput<'name'>`. */
+export const Input = createParamDecorator((_data: unknown, ctx: ExecutionContext): Record<string, unknown> => {
+  const input = ctx.switchToHttp().getRequest<OperationRequest>().input;
+  if (input === undefined) throw new Error('@Input() on a route without @Operation');
+  return input;
 });
 
 /** A server administration route outside the catalog (the users API): AccessPolicy decides `capability`. */

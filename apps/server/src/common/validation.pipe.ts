@@ -33,7 +33,7 @@ class StrictValidationPipe extends ValidationPipe {
 }
 
 /** The path of the first prototype key at any depth (bodies are at most `maxJsonDepth` deep). */
-function prototypeKeyPath(value: unknown): string | undefined {
+export function prototypeKeyPath(value: unknown): string | undefined {
   const pending: [unknown, string][] = [[value, '']];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, prefix] = next;
@@ -47,7 +47,7 @@ function prototypeKeyPath(value: unknown): string | undefined {
   return undefined;
 }
 
-function summarize(messages: string[]): string {
+export function summarize(messages: string[]): string {
   if (messages.length <= MAX_MESSAGES) return messages.join('; ');
   return [...messages.slice(0, MAX_MESSAGES), `and ${messages.length - MAX_MESSAGES} more`].join('; ');
 }

@@ -1,13 +1,14 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { DEPLOY_LIMITS, InvalidInputError, OperationResult, RouteResults } from '@svc/common';
+import { DEPLOY_LIMITS, InvalidInputError, OperationResult, RouteInput, RouteResults } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { readLargeJsonBody } from '../common/json-body.middleware';
-import { OperationResponse, RouteResponse } from '../common/operation-response.decorator';
+import { RouteResponse } from '../common/operation-response.decorator';
+import { Input, Operation } from '../authorization/operation.decorator';
 import { DeploymentsService } from './deployments.service';
-import { DeploymentQuery, JobIdPipe, JobLogsQuery } from './dto';
+import { JobIdPipe, JobLogsQuery } from './dto';
 import { JobLogsService } from './job-logs.service';
 
 /**
@@ -17,7 +18,7 @@ import { JobLogsService } from './job-logs.service';
 @ApiTags('deployments')
 @ApiBearerAuth()
 @UsersOnly()
-@Controller('devices/:device/deployments/jobs')
+@Controller()
 export class DeploymentJobsController {
   constructor(
     private readonly deployments: DeploymentsService,
@@ -29,7 +30,7 @@ export class DeploymentJobsController {
    * it carries the jobs' files. OpenAPI shows no body schema for it; docs/runspec.md and
    * DEPLOY_REQUEST_SCHEMA are its contract.
    */
-  @Post()
+  @Post('devices/:device/deployments/jobs')
   @HttpCode(200)
   @ApiOperation({ summary: 'Add or replace jobs (device_deploy)', description: 'Body: a DeployRequest {deployment_id?, mode: merge|replace, jobs, rollback?, name?} (docs/runspec.md)' })
   @RouteResponse('deployment_jobs_deploy')
@@ -39,19 +40,14 @@ export class DeploymentJobsController {
     return this.deployments.deploy(principal, device, body);
   }
 
-  @Delete(':job_id')
-  @OperationResponse('device_undeploy')
-  undeploy(
-    @CurrentPrincipal() principal: UserPrincipal,
-    @Param('device') device: string,
-    @Param('job_id', JobIdPipe) jobId: string,
-    @Query() query: DeploymentQuery,
-  ): Promise<OperationResult<'device_undeploy'>> {
-    return this.deployments.undeploy(principal, device, jobId, query.deployment_id);
+  /** The service authorizes it (device:deploy), as it does device_deploy's route. */
+  @Operation('device_undeploy', { authorizedBy: 'service' })
+  undeploy(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'device_undeploy'>): Promise<OperationResult<'device_undeploy'>> {
+    return this.deployments.undeploy(principal, input.device, input.job_id, input.deployment_id);
   }
 
   /** text/plain from the device, streamed (docs/deployments.md); OpenAPI cannot describe it. */
-  @Get(':job_id/logs')
+  @Get('devices/:device/deployments/jobs/:job_id/logs')
   @ApiExcludeEndpoint()
   logsOf(
     @CurrentPrincipal() principal: UserPrincipal,

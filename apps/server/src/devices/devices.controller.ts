@@ -1,15 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { OperationResponse, RouteResponse } from '../common/operation-response.decorator';
+import { RouteResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { InvalidInputError, OperationResult, RouteResults } from '@svc/common';
+import { OperationResult, RouteInput, RouteResults } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
-import { ApproveRegistrationInput, RejectInput, RejectRegistrationsInput } from '../registrations/dto';
-import { Authorized, Operation } from '../authorization/operation.decorator';
+import { RejectRegistrationsInput } from '../registrations/dto';
+import { Authorized, Input, Operation } from '../authorization/operation.decorator';
 import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { DevicesService } from './devices.service';
-import { AuditLogsInput, AuditLogsQuery, BatchTargetInput, ListDevicesQuery, RenameDeviceInput } from './dto';
+import { AuditLogsQuery } from './dto';
 
 /** devices_list, devices_approve, devices_reject, device_status, device_audit_logs, and the extension device_rename. */
 @ApiTags('devices')
@@ -22,30 +22,25 @@ export class DevicesController {
     private readonly registrations: RegistrationsService,
   ) {}
 
-  @Get('devices')
-  @OperationResponse('devices_list', 200, 'devices_list_page')
-  list(@CurrentPrincipal() principal: UserPrincipal, @Query() query: ListDevicesQuery): Promise<OperationResult<'devices_list'> | RouteResults['devices_list_page']> {
-    return this.devices.list(principal, query);
+  @Operation('devices_list', { or: 'devices_list_page' })
+  list(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'devices_list'>): Promise<OperationResult<'devices_list'> | RouteResults['devices_list_page']> {
+    return this.devices.list(principal, input);
   }
 
-  @Post('devices/approve')
-  @HttpCode(200)
-  @OperationResponse('devices_approve')
-  approve(@CurrentPrincipal() principal: UserPrincipal, @Body() body: ApproveRegistrationInput): Promise<OperationResult<'devices_approve'>> {
-    if ((body.request_id === undefined) === (body.device === undefined)) throw new InvalidInputError('Give exactly one of request_id or device');
-    return this.registrations.approve(principal, (body.request_id ?? body.device)!);
+  /** By `device` or, as older callers send it, `request_id`. */
+  @Operation('devices_approve', { authorizedBy: 'service' })
+  approve(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'devices_approve'>): Promise<OperationResult<'devices_approve'>> {
+    return this.registrations.approve(principal, (input.device ?? input.request_id)!);
   }
 
-  @Post('devices/reject')
-  @HttpCode(200)
-  @OperationResponse('devices_reject')
-  reject(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectInput): Promise<OperationResult<'devices_reject'>> {
-    return this.devices.reject(principal, body.device);
+  @Operation('devices_reject', { authorizedBy: 'service' })
+  reject(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'devices_reject'>): Promise<OperationResult<'devices_reject'>> {
+    return this.devices.reject(principal, input.device);
   }
 
   @Operation('device_rename')
-  rename(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Body() body: RenameDeviceInput): Promise<OperationResult<'device_rename'>> {
-    return this.devices.rename(principal, device!.device, body.name);
+  rename(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: RouteInput<'device_rename'>): Promise<OperationResult<'device_rename'>> {
+    return this.devices.rename(principal, device!.device, input.name);
   }
 
   /** Rejects every pending registration request the caller may decide that matches the filters (a flood). */
@@ -56,11 +51,9 @@ export class DevicesController {
     return this.registrations.rejectMatching(principal, body);
   }
 
-  @Post('devices/status')
-  @HttpCode(200)
-  @OperationResponse('device_status')
-  statusBatch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: BatchTargetInput): Promise<OperationResult<'device_status'>> {
-    return this.devices.statusOf(principal, body);
+  @Operation('device_status')
+  statusBatch(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'device_status'>): Promise<OperationResult<'device_status'>> {
+    return this.devices.statusOf(principal, input);
   }
 
   @Get('devices/:device/status')
@@ -69,11 +62,9 @@ export class DevicesController {
     return this.devices.status(principal, device);
   }
 
-  @Post('devices/audit-logs')
-  @HttpCode(200)
-  @OperationResponse('device_audit_logs')
-  auditLogsBatch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: AuditLogsInput): Promise<OperationResult<'device_audit_logs'>> {
-    return this.devices.auditLogs(principal, body);
+  @Operation('device_audit_logs')
+  auditLogsBatch(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'device_audit_logs'>): Promise<OperationResult<'device_audit_logs'>> {
+    return this.devices.auditLogs(principal, input);
   }
 
   @Get('devices/:device/audit-logs')

@@ -5,6 +5,7 @@ import { AuthorizationModule } from '../authorization/authorization.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { TunnelStateModule } from '../relay/tunnel-state.module';
 import { DeviceRecordsModule } from './records/device-records.module';
+import { catalogController } from '../authorization/catalog-controller';
 import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
 import { DevicePresence } from './device-presence';
@@ -15,7 +16,7 @@ import { TunnelPresence } from './tunnel-presence';
 @Module({
   imports: [StorageModule, DeviceRecordsModule, AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
   providers: [DevicesService, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
-  controllers: [DevicesController],
+  controllers: [DevicesController, catalogController(DevicesService, 'devices')],
   exports: [DevicesService, DevicePresence],
 })
 export class DevicesModule {}

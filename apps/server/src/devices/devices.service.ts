@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, LIMITS } from '@svc/common';
+import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, deviceNameProblem, InvalidInputError, LIMITS } from '@svc/common';
 import { DevicesRepository } from './records/devices.repository';
 import { Storage } from '../storage/storage.port';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 import type { DeviceRecord } from '../storage/records';
 import { callerAccess, DeviceAccessScope } from './records/device-access-scope';
 import { AuditService } from '../audit/audit.service';
@@ -125,6 +126,14 @@ export class DevicesService {
     };
   }
 
+  /** device_show: the device OperationGuard authorized (device:view), as devices_list lists it. */
+  @Handles('device_show')
+  async show({ authorized }: OperationCall<'device_show'>): Promise<DeviceListItem> {
+    const { device } = authorized.device!;
+    const online = presenceIn(await this.presence.presenceOf([device.id]), device.id).online;
+    return { id: device.id, name: device.name, status: online ? 'online' : 'offline', owner: device.ownerScope };
+  }
+
   status(principal: UserPrincipal, ref: string): Promise<DeviceStatusResult> {
     return this.statusOf(principal, { device: ref }) as Promise<DeviceStatusResult>;
   }
@@ -194,6 +203,8 @@ export class DevicesService {
    * capability); the name is what `svc devices list` shows and what a `device` parameter may name.
    */
   async rename(principal: UserPrincipal, device: DeviceRecord, name: string): Promise<DeviceRenameResult> {
+    const problem = deviceNameProblem(name);
+    if (problem !== null) throw new InvalidInputError(`name: ${problem}`);
     if (!(await this.devices.update(callerAccess(principal.scopes), device.id, { name }))) throw new DeviceNotFoundError();
     await this.audit.record(principal, 'device.renamed', { deviceId: device.id, details: `renamed device ${device.id} from "${device.name}" to "${name}"` });
     return { status: 'renamed', device_id: device.id, name };

@@ -1,10 +1,10 @@
-import { Body, Controller, Post, Req, Res } from '@nestjs/common';
+import { Controller, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
-import { OperationResponse } from '../common/operation-response.decorator';
 import type { UserPrincipal } from '../auth/principal';
-import { ExecInput } from './dto';
+import type { RouteInput } from '@svc/common';
+import { Input, Operation } from '../authorization/operation.decorator';
 import { ExecService } from './exec.service';
 import { NDJSON, NdjsonResponse } from './ndjson-response';
 
@@ -12,14 +12,13 @@ import { NDJSON, NdjsonResponse } from './ndjson-response';
 @ApiTags('exec')
 @ApiBearerAuth()
 @UsersOnly()
-@Controller('api')
+@Controller()
 export class ExecController {
   constructor(private readonly exec: ExecService) {}
 
-  @Post('exec')
+  @Operation('device_exec')
   @ApiProduces('application/json', NDJSON)
-  @OperationResponse('device_exec')
-  async run(@CurrentPrincipal() principal: UserPrincipal, @Body() body: ExecInput, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async run(@CurrentPrincipal() principal: UserPrincipal, @Input() body: RouteInput<'device_exec'>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signal = abortWhenClientLeaves(res);
     if (req.accepts(['application/json', NDJSON]) === NDJSON) {
       const out = new NdjsonResponse(res);

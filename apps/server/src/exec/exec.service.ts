@@ -1,6 +1,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Injectable, Logger } from '@nestjs/common';
-import { BatchResult, capabilityOf, DomainError, ExecResult, ExecStreamArgs, parseExecArgs, TUNNEL_OPS } from '@svc/common';
+import { BatchResult, capabilityOf, DomainError, ExecResult, ExecStreamArgs, parseExecArgs, RouteInput, TUNNEL_OPS } from '@svc/common';
+
+/** device_exec's input as its route schema checked it (the catalog entry's). */
+type ExecInput = RouteInput<'device_exec'>;
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
@@ -9,7 +12,6 @@ import { currentRequestId } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { DeviceRecord } from '../storage/records';
-import { ExecInput } from './dto';
 import { EXEC_BATCH_OUTPUT_BUDGET_BYTES, EXEC_OUTPUT_CAP_BYTES, ExecOutputCollector } from './exec-output';
 import { execAuditDetails } from './exec-audit';
 import { DEVICE_GRACE_MS, driveExec, OutputStream } from './exec-tunnel';

@@ -1,17 +1,15 @@
-import { Body, Controller, Delete, Param } from '@nestjs/common';
-import type { OperationResult } from '@svc/common';
-import { OperationResponse } from '../common/operation-response.decorator';
+import { Controller } from '@nestjs/common';
+import type { OperationResult, RouteInput } from '@svc/common';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { Principal, UserPrincipal } from '../auth/principal';
-import { Authorized, Operation } from '../authorization/operation.decorator';
+import { Authorized, Input, Operation } from '../authorization/operation.decorator';
 import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { OrgsService } from './orgs.service';
 import { OrgDevicesService } from './org-devices.service';
-import { AddMemberInput, CreateOrgInput, OrgDeviceInput, UpdateOrgInput } from './dto';
 
 /**
- * org_list, org_create, org_delete, org_update, org_members_*, org_devices_*: routes and
+ * org_list, org_create, org_delete, org_update, org_members_*, org_devices_*: routes, input and
  * capabilities from the operation catalog. Removing a member is decided by the service
  * (AccessPolicy.requireMemberRemoval): leaving needs less than removing someone else.
  */
@@ -31,7 +29,7 @@ export class OrgsController {
   }
 
   @Operation('org_create', { status: 201 })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOrgInput): Promise<OperationResult<'org_create'>> {
+  create(@CurrentPrincipal() principal: Principal, @Input() body: RouteInput<'org_create'>): Promise<OperationResult<'org_create'>> {
     return this.orgs.create(principal, body.id, body.email);
   }
 
@@ -41,7 +39,7 @@ export class OrgsController {
   }
 
   @Operation('org_update')
-  update(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets, @Body() body: UpdateOrgInput): Promise<OperationResult<'org_update'>> {
+  update(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets, @Input() body: RouteInput<'org_update'>): Promise<OperationResult<'org_update'>> {
     return this.orgs.rename(principal, org!, body.new_id);
   }
 
@@ -51,14 +49,13 @@ export class OrgsController {
   }
 
   @Operation('org_members_add')
-  addMember(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets, @Body() body: AddMemberInput): Promise<OperationResult<'org_members_add'>> {
+  addMember(@CurrentPrincipal() principal: Principal, @Authorized() { org }: AuthorizedTargets, @Input() body: RouteInput<'org_members_add'>): Promise<OperationResult<'org_members_add'>> {
     return this.orgs.addMember(principal, org!, body.email, body.role);
   }
 
-  @Delete('orgs/:org_id/members/:email')
-  @OperationResponse('org_members_remove')
-  removeMember(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string, @Param('email') email: string): Promise<OperationResult<'org_members_remove'>> {
-    return this.orgs.removeMember(principal, orgId, email);
+  @Operation('org_members_remove', { authorizedBy: 'service' })
+  removeMember(@CurrentPrincipal() principal: Principal, @Input() input: RouteInput<'org_members_remove'>): Promise<OperationResult<'org_members_remove'>> {
+    return this.orgs.removeMember(principal, input.org_id, input.email);
   }
 
   @Operation('org_devices_list')
@@ -69,7 +66,7 @@ export class OrgsController {
 
   @Operation('org_devices_add')
   @UsersOnly()
-  addDevice(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { org, device }: AuthorizedTargets, @Body() _body: OrgDeviceInput): Promise<OperationResult<'org_devices_add'>> {
+  addDevice(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { org, device }: AuthorizedTargets): Promise<OperationResult<'org_devices_add'>> {
     return this.orgDevices.add(principal, org!, device!.device);
   }
 

@@ -42,18 +42,9 @@ export class RegistrationStatusQuery {
   @ApiProperty() @IsString() @Matches(/^[A-Za-z0-9_-]{8,64}$/, { message: 'request_id is malformed' }) request_id: string;
 }
 
-export class ApproveRegistrationInput {
-  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @MaxLength(128) request_id?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @MaxLength(128) device?: string;
-}
-
 /** Bulk reject: every pending request the caller may decide that matches all the given filters. */
 export class RejectRegistrationsInput {
   @ApiPropertyOptional({ example: 'user:me@example.com' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(LIMITS.maxInfoFieldLength + 6) owner_scope?: string;
   @ApiPropertyOptional({ example: '203.0.113.7' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(64) source_address?: string;
   @ApiPropertyOptional({ example: 'pi-kitchen-01' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(128) device_id?: string;
-}
-
-export class RejectInput {
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(128) device: string;
 }

@@ -1,7 +1,15 @@
-import { BATCH_TARGET, bool, defineOperation, num, optStr, Param, ParamSpec, ParamType, route, str, strList } from './contract';
+import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList } from './contract';
 import { TOOL_ROLES } from '../roles';
+import { LIMITS } from '../limits';
+import { DEPLOYMENT_ID_PATTERN, JOB_ID_PATTERN } from '../deployments/schema';
 
-const device = str('device name or id');
+const device = str('device name or id', DEVICE_REF);
+const email = (description: string) => str(description, { minLength: 1, maxLength: 254 });
+const orgId = (description: string) => str(description, { minLength: 1, maxLength: 63 });
+const DEPLOYMENT_ID = { pattern: DEPLOYMENT_ID_PATTERN, rule: 'a deployment id (1-128 of A-Z a-z 0-9 _ . -)' } as const;
+const deploymentId = (description: string) => str(description, DEPLOYMENT_ID);
+const activeDeploymentId = optStr('deployment id (active when omitted)', DEPLOYMENT_ID);
+const INSTANT = { maxLength: 40 } as const;
 
 /** `device_exec`'s limits, which the server, the runtime, the CLI and the MCP tool all read from here. */
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
@@ -10,18 +18,18 @@ const role = str('role', { enum: TOOL_ROLES });
 
 /** GET /devices beyond the spec's tool: with `limit` or `cursor` the answer is a DeviceListPage. */
 const DEVICE_LIST_EXTRA = {
-  limit: num('page size (1-1000)'),
-  cursor: optStr('next_cursor of the previous page'),
+  limit: num('page size (1-1000)', undefined, { integer: true, minimum: 1, maximum: 1000, rule: 'a whole number between 1 and 1000' }),
+  cursor: optStr('next_cursor of the previous page', { maxLength: 600 }),
   status: optStr('only devices in this state', { enum: ['online', 'offline', 'pending'] }),
-  owner: optStr('owner: user:<email>, org:<id>, an e-mail address or an organization id'),
-  name: optStr('name prefix (case-sensitive)'),
+  owner: optStr('owner: user:<email>, org:<id>, an e-mail address or an organization id', { maxLength: 300 }),
+  name: optStr('name prefix (case-sensitive)', { maxLength: 256 }),
 };
 
 export const OPERATIONS = [
   // Device management
   defineOperation({ name: 'devices_list', http: route('GET', '/devices', DEVICE_LIST_EXTRA), summary: 'List devices and pending registrations you can access', batch: false, readOnly: true, capability: null, params: {} }),
-  defineOperation({ name: 'devices_approve', http: route('POST', '/devices/approve'), summary: 'Approve a pending device registration', batch: false, readOnly: false, capability: 'device:own', params: { device: str('registration request id or device id') } }),
-  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, capability: 'device:own', params: { device } }),
+  defineOperation({ name: 'devices_approve', http: { ...route('POST', '/devices/approve', { request_id: optStr('the same as device: a registration request id', { minLength: 1, maxLength: 128 }) }), either: ['device', 'request_id'] }, summary: 'Approve a pending device registration', batch: false, readOnly: false, capability: 'device:own', params: { device: str('registration request id or device id', { minLength: 1, maxLength: 128 }) } }),
+  defineOperation({ name: 'devices_reject', http: route('POST', '/devices/reject'), summary: 'Reject a pending registration or remove an approved device', batch: false, readOnly: false, capability: 'device:own', params: { device: str('device name or id', { minLength: 1, maxLength: 128 }) } }),
   defineOperation({
     name: 'device_rename',
     http: route('PATCH', '/devices/{device}'),
@@ -29,8 +37,9 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:manage',
-    params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end') },
+    params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end', { maxLength: 64 }) },
   }),
+  defineOperation({ name: 'device_show', http: route('GET', '/devices/{device}'), summary: 'One device, as devices_list lists it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
   defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET } }),
   defineOperation({
     name: 'device_audit_logs',
@@ -41,9 +50,9 @@ export const OPERATIONS = [
     capability: 'device:view',
     params: {
       ...BATCH_TARGET,
-      since: optStr('ISO 8601 lower bound (inclusive)'),
-      until: optStr('ISO 8601 upper bound (exclusive)'),
-      max: num('maximum number of entries', 100),
+      since: optStr('ISO 8601 lower bound (inclusive)', INSTANT),
+      until: optStr('ISO 8601 upper bound (exclusive)', INSTANT),
+      max: num('maximum number of entries', LIMITS.auditLogsDefaultMax, { integer: true, minimum: 1, maximum: LIMITS.auditLogsMaxMax, rule: `a whole number between 1 and ${LIMITS.auditLogsMaxMax}` }),
     },
   }),
   // Device access control
@@ -55,9 +64,9 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:manage',
-    params: { device, email_or_org_id: str('an e-mail or an organization id'), role },
+    params: { device, email_or_org_id: str('an e-mail or an organization id', DEVICE_REF), role },
   }),
-  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, readOnly: false, capability: 'device:manage', params: { device, email_or_org_id: str('an e-mail or an organization id') } }),
+  defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, readOnly: false, capability: 'device:manage', params: { device, email_or_org_id: str('an e-mail or an organization id', DEVICE_REF) } }),
   // File operations
   defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, readOnly: true, capability: 'device:read-files', params: { path: str('<device>:<path>') } }),
   defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, readOnly: false, capability: { fromDevice: 'device:read-files', toDevice: 'device:write-files' }, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
@@ -83,7 +92,11 @@ export const OPERATIONS = [
     batch: true,
     readOnly: false,
     capability: 'device:exec',
-    params: { ...BATCH_TARGET, command: strList('command and arguments'), timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS) },
+    params: {
+      ...BATCH_TARGET,
+      command: strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024 }),
+      timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }),
+    },
   }),
   defineOperation({
     name: 'docker_exec',
@@ -119,14 +132,14 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:deploy',
-    params: { device, job_id: str('job id'), deployment_id: optStr('deployment id (active when omitted)') },
+    params: { device, job_id: str('job id', { pattern: JOB_ID_PATTERN, rule: 'a job id (1-63 of a-z 0-9 _ . -, starting with a letter or digit)' }), deployment_id: activeDeploymentId },
   }),
   defineOperation({ name: 'device_deployment_list', http: route('POST', '/devices/deployments/list'), summary: 'List deployments', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET } }),
   defineOperation({ name: 'device_deployment_new', http: route('POST', '/devices/{device}/deployments'), summary: 'Create a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, active: bool('make it active', false) } }),
-  defineOperation({ name: 'device_deployment_show', http: route('GET', '/devices/{device}/deployment'), summary: 'Show a deployment', batch: false, readOnly: true, capability: 'device:view', params: { device, deployment_id: optStr('deployment id (active when omitted)') } }),
-  defineOperation({ name: 'device_deployment_rm', http: route('DELETE', '/devices/{device}/deployments/{deployment_id}'), summary: 'Remove a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, deployment_id: str('deployment id') } }),
+  defineOperation({ name: 'device_deployment_show', http: route('GET', '/devices/{device}/deployment'), summary: 'Show a deployment', batch: false, readOnly: true, capability: 'device:view', params: { device, deployment_id: activeDeploymentId } }),
+  defineOperation({ name: 'device_deployment_rm', http: route('DELETE', '/devices/{device}/deployments/{deployment_id}'), summary: 'Remove a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, deployment_id: deploymentId('deployment id') } }),
   defineOperation({ name: 'device_deployment_active', http: route('GET', '/devices/{device}/deployments/active'), summary: 'Show the active deployment id', batch: false, readOnly: true, capability: 'device:view', params: { device } }),
-  defineOperation({ name: 'device_deployment_activate', http: route('POST', '/devices/{device}/deployments/{deployment_id}/activate'), summary: 'Activate a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, deployment_id: str('deployment id') } }),
+  defineOperation({ name: 'device_deployment_activate', http: route('POST', '/devices/{device}/deployments/{deployment_id}/activate'), summary: 'Activate a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, deployment_id: deploymentId('deployment id') } }),
   defineOperation({
     name: 'device_deployment_status',
     http: route('POST', '/devices/deployments/status'),
@@ -134,7 +147,7 @@ export const OPERATIONS = [
     batch: true,
     readOnly: true,
     capability: 'device:view',
-    params: { ...BATCH_TARGET, deployment_id: optStr('deployment id (active when omitted)') },
+    params: { ...BATCH_TARGET, deployment_id: activeDeploymentId },
   }),
   defineOperation({
     name: 'device_deployment_clone',
@@ -143,15 +156,15 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:deploy',
-    params: { device, deployment_id: str('source deployment id'), active: bool('make it active', false) },
+    params: { device, deployment_id: deploymentId('source deployment id'), active: bool('make it active', false) },
   }),
   // Organization management
   defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, readOnly: true, capability: null, params: {} }),
-  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, capability: 'server:create-orgs', params: { id: str('organization id'), email: str('owner e-mail') } }),
+  defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, capability: 'server:create-orgs', params: { id: orgId('organization id'), email: email('owner e-mail') } }),
   defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, capability: 'org:delete', params: { id: str('organization id') } }),
-  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, capability: 'org:manage', params: { id: str('current organization id'), new_id: str('new organization id') } }),
+  defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, capability: 'org:manage', params: { id: str('current organization id'), new_id: orgId('new organization id') } }),
   defineOperation({ name: 'org_members_list', http: route('GET', '/orgs/{org_id}/members'), summary: 'List the members of an organization', batch: false, readOnly: true, capability: 'org:view', params: { org_id: str('organization id') } }),
-  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, readOnly: false, capability: 'org:manage', params: { org_id: str('organization id'), email: str('member e-mail'), role } }),
+  defineOperation({ name: 'org_members_add', http: route('POST', '/orgs/{org_id}/members'), summary: 'Add or update a member', batch: false, readOnly: false, capability: 'org:manage', params: { org_id: str('organization id'), email: email('member e-mail'), role } }),
   defineOperation({ name: 'org_members_remove', http: route('DELETE', '/orgs/{org_id}/members/{email}'), summary: 'Remove a member', batch: false, readOnly: false, capability: 'org:manage', params: { org_id: str('organization id'), email: str('member e-mail') } }),
   defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, readOnly: true, capability: 'org:devices', params: { org_id: str('organization id') } }),
   defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, readOnly: false, capability: ['org:move-devices', 'device:own'], params: { org_id: str('organization id'), device } }),
@@ -159,6 +172,13 @@ export const OPERATIONS = [
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
+
+/** The operations that are tools (of tools.md, or EXTENSION_OPERATIONS): what `svc mcp` lists and `svc` has a command for. */
+export type ToolName = Exclude<OperationName, Extract<(typeof OPERATIONS)[number], { tool: false }>['name']>;
+
+export function isTool(op: object): boolean {
+  return (op as Pick<OperationContract, 'tool'>).tool !== false;
+}
 
 /** Operations beyond the tools of the specification (tools.md): the parity test allows exactly these. */
 export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename'];
@@ -192,7 +212,8 @@ type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> 
 type ParamsInput<Ps> = [keyof Ps] extends [never]
   ? Record<string, never>
   : { [K in RequiredKeys<Ps>]: ValueOf<Ps[K]> } & { [K in Exclude<keyof Ps, RequiredKeys<Ps>>]?: ValueOf<Ps[K]> };
-type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: { extra?: infer E } } ? (E extends Record<string, ParamSpec> ? E : {}) : {};
+/** A route's extras; a route without any is typed with HttpRoute's index signature, which means none. */
+type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: { extra?: infer E } } ? (E extends Record<string, ParamSpec> ? (string extends keyof E ? {} : E) : {}) : {};
 
 /**
  * What a caller passes to an operation, typed from the catalog: required parameters required,

@@ -43,6 +43,8 @@ describe('httpRequestFor: an operation call as the REST request the catalog says
     // @ts-expect-error paging is the route's, not the tool's
     const toolPaging: OperationInput<'devices_list'> = { limit: 10 };
     const optional: OperationInput<'device_audit_logs'> = { device: 'pi', max: 5 };
-    expect([missingRole, badRole, toolPaging, optional]).toHaveLength(4);
+    // @ts-expect-error a route without extras takes the operation's parameters only, typed (not any string key)
+    const noExtras: RouteInput<'device_deployment_new'> = { device: 'pi', active: 'yes' };
+    expect([missingRole, badRole, toolPaging, optional, noExtras]).toHaveLength(5);
   });
 });

@@ -3,10 +3,30 @@
  * parameters. The server's REST routes, the CLI SDK and `svc mcp` are adapters over these entries.
  */
 import type { AnyCapability, Capability } from '../roles';
+import { LIMITS } from '../limits';
 
 export type ParamType = 'string' | 'number' | 'boolean' | 'string[]';
 
-export interface ParamSpec {
+/**
+ * What the server accepts beyond the type (the route's input schema, routeInputSchema): the
+ * tools.md listing of `svc mcp` shows type, allowed values and default only.
+ */
+export interface ParamLimits {
+  /** A string's length; for a string[], each item's. */
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  integer?: boolean;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minItems?: number;
+  maxItems?: number;
+  /** How a value outside these limits is refused: `<name> must be <rule>`. */
+  rule?: string;
+}
+
+export interface ParamSpec extends ParamLimits {
   type: ParamType;
   required: boolean;
   default?: string | number | boolean;
@@ -31,6 +51,11 @@ export interface HttpRoute {
    * device_exec's stdin). They travel like the others; the tool never sends them, the SDK may.
    */
   extra?: Record<string, ParamSpec>;
+  /**
+   * Two parameters of which a call gives exactly one, both optional on this route (devices_approve:
+   * its `device`, or the `request_id` its older callers send).
+   */
+  either?: readonly [string, string];
 }
 
 /**
@@ -72,6 +97,11 @@ export interface OperationContract {
   capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
+  /**
+   * false: a REST operation that is no tool (not in tools.md, not an extension): `svc mcp` does not
+   * list it and no `svc` command is required for it; the SDK calls it by name like any other.
+   */
+  tool?: false;
 }
 
 export const route = <const E extends Record<string, ParamSpec> = {}>(method: HttpMethod, path: string, extra?: E) =>
@@ -128,7 +158,7 @@ export function defineOperation<const T extends OperationContract>(op: T): T {
   return op;
 }
 
-type ParamExtra = Partial<Pick<ParamSpec, 'required' | 'default' | 'enum'>>;
+type ParamExtra = Partial<Pick<ParamSpec, 'required' | 'default' | 'enum'>> & ParamLimits;
 type IsRequired<X> = X extends { required: false } ? false : true;
 
 export function str<const X extends ParamExtra = {}>(description: string, extra?: X): Param<'string', IsRequired<X>, X>;
@@ -137,15 +167,18 @@ export function str(description: string, extra: ParamExtra = {}): ParamSpec {
 }
 export const optStr = <const X extends Omit<ParamExtra, 'required'> = {}>(description: string, extra?: X) =>
   str(description, { required: false, ...extra } as X & { required: false });
-export const num = (description: string, dflt?: number) =>
-  ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }) }) as Param<'number', false>;
+export const num = (description: string, dflt?: number, limits: ParamLimits = {}) =>
+  ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }), ...limits }) as Param<'number', false>;
 export const bool = (description: string, dflt: boolean) =>
   ({ type: 'boolean', required: false, default: dflt, description }) as Param<'boolean', false>;
-export const strList = <const R extends boolean = true>(description: string, required: R = true as R) =>
-  ({ type: 'string[]', required, description }) as Param<'string[]', R>;
+export const strList = <const R extends boolean = true>(description: string, required: R = true as R, limits: ParamLimits = {}) =>
+  ({ type: 'string[]', required, description, ...limits }) as Param<'string[]', R>;
+
+/** A device reference (name or id) as the server accepts it. */
+export const DEVICE_REF: ParamLimits = { minLength: 1, maxLength: 256 };
 
 /** Parameters every [Batch] operation has in addition to its own. */
 export const BATCH_TARGET = {
-  device: optStr('device name or id (exclusive with devices)'),
-  devices: strList('device names or ids (exclusive with device)', false),
+  device: optStr('device name or id (exclusive with devices)', DEVICE_REF),
+  devices: strList('device names or ids (exclusive with device)', false, { ...DEVICE_REF, minItems: 1, maxItems: LIMITS.maxBatchSize }),
 } as const;

@@ -2,3 +2,4 @@ export * from './contract';
 export * from './catalog';
 export * from './results';
 export * from './result-schemas';
+export * from './input-schema';

@@ -1,104 +1,127 @@
 /**
- * JSON Schemas of the operation results (OperationResults in results.ts, as data): the server's
- * OpenAPI response documents and `svc mcp`'s output schemas are built from these.
+ * The operations' results, written once as JSON Schema: results.ts infers the TypeScript types
+ * from these (json-schema-to-ts), the server's OpenAPI responses are these, and an e2e suite
+ * checks real answers against them (test/catalog-calls.e2e-spec.ts). Objects are closed
+ * (`additionalProperties: false`): a field an answer carries is a field written here.
  */
-import type { OperationResults, RouteResults } from './results';
+import type { JSONSchema } from 'json-schema-to-ts';
 import { DEPLOYMENT_STATES, HEALTH_STATES, JOB_STATES, JOB_TYPES } from '../deployments/model';
+import { TOOL_ROLES } from '../roles';
 
 export type JsonSchema = Record<string, unknown>;
 
-const string = { type: 'string' };
-const integer = { type: 'integer' };
-const boolean = { type: 'boolean' };
-const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, nullable: true });
-const object = (properties: Record<string, JsonSchema>, optional: string[] = []): JsonSchema => ({
-  type: 'object',
-  properties,
-  required: Object.keys(properties).filter((key) => !optional.includes(key)),
-});
-const array = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
-const status = (value: string): JsonSchema => object({ status: { type: 'string', enum: [value] } });
-const role = { type: 'string', enum: ['admin', 'editor', 'viewer'] };
+const string = { type: 'string' } as const;
+const integer = { type: 'integer' } as const;
+const boolean = { type: 'boolean' } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const oneOf = <const V extends readonly string[]>(...values: V) => ({ type: 'string', enum: values }) as const;
+/** OpenAPI 3.0's way of saying "or null", which the server's OpenAPI document uses. */
+const nullable = <const S extends object>(schema: S) => ({ ...schema, nullable: true }) as const;
+const array = <const S extends JSONSchema>(items: S) => ({ type: 'array', items }) as const;
 
-/** A [Batch] answer: the single result, or `{results}` with the result or an error per device. */
-function batched(single: JsonSchema): JsonSchema {
-  const failed = object({ device: string, error: string, code: string });
-  const item = { oneOf: [{ allOf: [object({ device: string }), single] }, failed] };
-  return { oneOf: [single, object({ results: array(item) })] };
+/** A closed object: every property required except the `optional` ones. */
+function object<const P extends Record<string, JSONSchema>, const O extends readonly (keyof P & string)[] = []>(properties: P, optional?: O) {
+  const open = (optional ?? []) as readonly string[];
+  const required = Object.keys(properties).filter((key) => !open.includes(key)) as Exclude<keyof P & string, O[number]>[];
+  return { type: 'object', properties, required, additionalProperties: false } as const;
 }
 
-const deviceListItem = object(
+const status = <const S extends string>(value: S) => object({ status: oneOf(value) });
+const role = oneOf(...TOOL_ROLES);
+const connection = oneOf('online', 'offline');
+
+/**
+ * A [Batch] answer: the single result, or `{results}` with, per device, the result and its `device`
+ * (merged into the one closed object: closed objects do not compose with allOf) or an error.
+ */
+function batched<const S extends { properties: object; required: readonly string[] }>(single: S) {
+  const failed = object({ device: string, error: string, code: string });
+  const item = { ...single, properties: { device: string, ...single.properties }, required: ['device', ...single.required] } as const;
+  return { oneOf: [single, object({ results: array({ oneOf: [item, failed] }) })] } as const;
+}
+
+export const deviceListItemSchema = object(
   {
     id: string,
     name: string,
-    status: { type: 'string', enum: ['online', 'offline', 'pending'] },
+    status: oneOf('online', 'offline', 'pending'),
     owner: string,
+    /** Present on pending registration requests only. */
     request_id: string,
     device_id: string,
     hostname: string,
     platform: string,
     requester: string,
+    /** The requesting runtime's key fingerprint (XXXX-XXXX-XXXX-XXXX), to compare with the device's display. */
     fingerprint: string,
     source_address: string,
+    /** The device id is registered with another key (or none recorded): only its owner may approve. */
     key_mismatch: boolean,
+    /** With key_mismatch: the fingerprint the device id is registered with (null if none recorded). */
     registered_fingerprint: nullable(string),
-    replaces: object({ device_id: string, name: string, status: { type: 'string', enum: ['online', 'offline'] } }),
+    /** The request is for a registered device: approving it replaces that device's key and cuts it off. */
+    replaces: object({ device_id: string, name: string, status: connection }),
   },
   ['request_id', 'device_id', 'hostname', 'platform', 'requester', 'fingerprint', 'source_address', 'key_mismatch', 'registered_fingerprint', 'replaces'],
 );
-const deviceStatus = object(
-  { status: { type: 'string', enum: ['online', 'offline'] }, health: string, uptime: nullable(integer), last_seen: nullable({ type: 'string', format: 'date-time' }), carrier: { type: 'string', enum: ['tcp', 'quic'] }, carrier_note: string },
+export const deviceRenameSchema = object({ status: oneOf('renamed'), device_id: string, name: string });
+/** `carrier` and `carrier_note` only while online: the tunnel's carrier, and why it is not QUIC. */
+export const deviceStatusSchema = object(
+  { status: connection, health: string, uptime: nullable(integer), last_seen: nullable(dateTime), carrier: oneOf('tcp', 'quic'), carrier_note: string },
   ['carrier', 'carrier_note'],
 );
-const auditLogs = object({ logs: array(object({ timestamp: { type: 'string', format: 'date-time' }, user: string, action: string, details: string })), truncated: boolean }, ['truncated']);
-const accessEntry = { oneOf: [object({ email: string, role }), object({ org_id: string, role })] };
-const execResult = object({ output: string, exit_code: integer, timed_out: boolean, error: string }, ['error']);
-const dateTime = { type: 'string', format: 'date-time' };
-/** A job's other fields (workdir, files, env, steps, …) are the run-spec's: docs/runspec.md, JOB_SCHEMA. */
-const job = object({ id: string, enabled: boolean, type: { type: 'string', enum: [...JOB_TYPES] } });
-const deployment = object(
+export const auditEntrySchema = object({ timestamp: dateTime, user: string, action: string, details: string });
+/** `truncated`: in a batch answer, this device's entries were cut to keep the answer bounded. */
+export const auditLogsSchema = object({ logs: array(auditEntrySchema), truncated: { type: 'boolean', const: true } }, ['truncated']);
+export const accessEntrySchema = { oneOf: [object({ email: string, role }), object({ org_id: string, role })] } as const;
+/** output: stdout and stderr interleaved as produced; timed_out (beyond the spec): the timeout killed it; error: a batch item's timeout, in words. */
+export const execResultSchema = object({ output: string, exit_code: integer, timed_out: boolean, error: string }, ['error']);
+export const directoryEntrySchema = object({ name: string, is_dir: boolean });
+export const forwardSessionSchema = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
+const rollbackPolicy = object({ on_health_failure: { oneOf: [oneOf('never', 'any', 'all'), object({ consecutive: integer })] }, stabilization_period_secs: integer });
+/** A job as listed; its other fields (workdir, files, env, steps, …) are the run-spec's: docs/runspec.md, JOB_SCHEMA. */
+const jobSummary = object({ id: string, type: oneOf(...JOB_TYPES), enabled: boolean });
+/** A whole deployment document: the jobs are the run-spec's (docs/runspec.md), described there, so open here. */
+export const deploymentSchema = object(
   {
     id: string,
     active: boolean,
-    jobs: array(job),
+    jobs: array({ type: 'object', properties: jobSummary.properties, required: jobSummary.required }),
     name: string,
-    rollback: object({ on_health_failure: {}, stabilization_period_secs: integer }),
+    rollback: rollbackPolicy,
     created_at: dateTime,
     updated_at: dateTime,
-    redacted: { type: 'boolean', enum: [true] },
+    redacted: { type: 'boolean', const: true },
   },
   ['name', 'rollback', 'redacted'],
 );
-const deploymentSummary = object(
-  {
-    id: string,
-    active: boolean,
-    jobs: array(job),
-    name: string,
-    rollback: object({ on_health_failure: {}, stabilization_period_secs: integer }),
-    created_at: dateTime,
-    updated_at: dateTime,
-  },
+export const deploymentSummarySchema = object(
+  { id: string, active: boolean, jobs: array(jobSummary), name: string, rollback: rollbackPolicy, created_at: dateTime, updated_at: dateTime },
   ['name', 'rollback'],
 );
-/** The runtime's report may add detail beyond these (restarts, exit codes, step outcomes, log tail). */
+/** The runtime's report of a job (JobStatus of the deployment model). */
 const jobStatus = object(
   {
     id: string,
-    status: { type: 'string', enum: [...JOB_STATES] },
-    health: { type: 'string', enum: [...HEALTH_STATES] },
+    status: oneOf(...JOB_STATES),
+    health: oneOf(...HEALTH_STATES),
     restarts: integer,
     exit_code: nullable(integer),
     reason: string,
-    steps: array(object({ name: string, status: string, exit_code: nullable(integer), attempts: integer }, ['exit_code', 'attempts'])),
+    steps: array(object({ name: string, status: oneOf('ok', 'failed', 'running', 'skipped', 'timed_out'), exit_code: nullable(integer), attempts: integer }, ['exit_code', 'attempts'])),
     log_tail: array(string),
   },
   ['restarts', 'exit_code', 'reason', 'steps', 'log_tail'],
 );
-const deploymentStatus = object(
+/**
+ * The newest report the device sent for the deployment, plus what the server knows: reported_at
+ * null before its first report (status pending); online; stale (offline, or no report on its active
+ * deployment for STALE_REPORT_MS); rolled_back_from on the deployment an automatic rollback went to.
+ */
+export const deploymentStatusSchema = object(
   {
     deployment_id: string,
-    status: { type: 'string', enum: [...DEPLOYMENT_STATES] },
+    status: oneOf(...DEPLOYMENT_STATES),
     jobs: array(jobStatus),
     rollback: object({ reason: string, to_deployment_id: nullable(string) }),
     reported_at: nullable(dateTime),
@@ -108,59 +131,65 @@ const deploymentStatus = object(
   },
   ['rollback', 'rolled_back_from'],
 );
-const forwardSession = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
+export const organizationSchema = object({ id: string, owner: string, members: integer });
+export const orgMemberSchema = object({ email: string, role });
+export const orgDeviceSchema = object({ id: string, name: string, status: connection });
 
-export const RESULT_SCHEMAS: Record<keyof OperationResults, JsonSchema> = {
-  devices_list: array(deviceListItem),
-  devices_approve: object({ status: { type: 'string', enum: ['approved'] }, device_id: string, fingerprint: string }),
+export const RESULT_SCHEMAS = {
+  devices_list: array(deviceListItemSchema),
+  devices_approve: object({ status: oneOf('approved'), device_id: string, fingerprint: string }),
   devices_reject: status('rejected'),
-  device_rename: object({ status: { type: 'string', enum: ['renamed'] }, device_id: string, name: string }),
-  device_status: batched(deviceStatus),
-  device_audit_logs: batched(auditLogs),
-  device_access_list: array(accessEntry),
+  device_rename: deviceRenameSchema,
+  device_show: deviceListItemSchema,
+  device_status: batched(deviceStatusSchema),
+  device_audit_logs: batched(auditLogsSchema),
+  device_access_list: array(accessEntrySchema),
   device_access_add: status('added'),
   device_access_remove: status('removed'),
-  device_ls: array(object({ name: string, is_dir: boolean })),
+  device_ls: array(directoryEntrySchema),
   device_cp: status('copied'),
-  device_sync: status('synced'),
-  device_exec: batched(execResult),
+  device_sync: object({ status: oneOf('synced'), dry_run: boolean, copy: array(string), delete: array(string), unchanged: integer }),
+  device_exec: batched(execResultSchema),
   docker_exec: object({ stdout: string, stderr: string, exit_code: integer }),
-  forward_start: object({ session_id: string, device: string, targets: array(string), status: { type: 'string', enum: ['started'] } }),
-  forward_stop: object({ session_id: string, status: { type: 'string', enum: ['stopped'] } }),
-  forward_list: array(forwardSession),
-  device_deploy: status('deployed'),
+  forward_start: object({ session_id: string, device: string, targets: array(string), status: oneOf('started') }),
+  forward_stop: object({ session_id: string, status: oneOf('stopped') }),
+  forward_list: array(forwardSessionSchema),
+  device_deploy: object({ status: oneOf('deployed'), deployment_id: string }),
   device_undeploy: status('undeployed'),
-  device_deployment_list: batched(object({ deployments: array(deploymentSummary) })),
-  device_deployment_new: deployment,
-  device_deployment_show: deployment,
+  device_deployment_list: batched(object({ deployments: array(deploymentSummarySchema) })),
+  device_deployment_new: deploymentSchema,
+  device_deployment_show: deploymentSchema,
   device_deployment_rm: status('removed'),
   device_deployment_active: object({ active_deployment_id: string }),
   device_deployment_activate: status('activated'),
-  device_deployment_status: batched(deploymentStatus),
-  device_deployment_clone: deployment,
-  org_list: array(object({ id: string, owner: string, members: integer })),
+  device_deployment_status: batched(deploymentStatusSchema),
+  device_deployment_clone: deploymentSchema,
+  org_list: array(organizationSchema),
   org_create: status('created'),
   org_delete: status('deleted'),
   org_update: status('updated'),
-  org_members_list: array(object({ email: string, role })),
+  org_members_list: array(orgMemberSchema),
   org_members_add: status('added'),
   org_members_remove: status('removed'),
-  org_devices_list: array(object({ id: string, name: string, status: { type: 'string', enum: ['online', 'offline'] } })),
+  org_devices_list: array(orgDeviceSchema),
   org_devices_add: status('added'),
   org_devices_remove: status('removed'),
-};
+} as const;
 
-export const ROUTE_RESULT_SCHEMAS: Record<keyof RouteResults, JsonSchema> = {
+/**
+ * Answers of the REST routes that are not tools of the specification: the runtime's registration,
+ * the bulk reject, one device's status and audit log by path, a page of the device listing, the
+ * deploy route that device_deploy composes (it reads its file on the caller's side).
+ */
+export const ROUTE_RESULT_SCHEMAS = {
   registration_request: object({ request_id: string, fingerprint: string }),
   registration_status: {
-    oneOf: [
-      object({ status: { type: 'string', enum: ['pending', 'rejected'] } }),
-      object({ status: { type: 'string', enum: ['approved'] }, api_key: string, device_id: string }),
-    ],
+    oneOf: [object({ status: oneOf('pending', 'rejected') }), object({ status: oneOf('approved'), api_key: string, device_id: string })],
   },
-  registrations_reject: object({ status: { type: 'string', enum: ['rejected'] }, count: integer }),
-  device_status_one: deviceStatus,
-  device_audit_logs_one: auditLogs,
-  devices_list_page: object({ items: array(deviceListItem), next_cursor: nullable(string) }),
-  deployment_jobs_deploy: object({ status: { type: 'string', enum: ['deployed'] }, deployment_id: string }),
-};
+  registrations_reject: object({ status: oneOf('rejected'), count: integer }),
+  device_status_one: deviceStatusSchema,
+  device_audit_logs_one: auditLogsSchema,
+  /** `next_cursor` is null on the last page. */
+  devices_list_page: object({ items: array(deviceListItemSchema), next_cursor: nullable(string) }),
+  deployment_jobs_deploy: object({ status: oneOf('deployed'), deployment_id: string }),
+} as const;

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { AuditEntry, AuditLogsResult, BatchItem } from '@svc/common';
 import { SvcCommand } from '../../base-command';
+import { catalogDefault } from '../../catalog-flags';
 import { batchTarget, devicesFlag, timeFlag } from '../../flags';
 import { renderTable } from '../../output/table';
 
@@ -12,7 +13,7 @@ export default class DevicesLogs extends SvcCommand<typeof DevicesLogs> {
     devices: devicesFlag,
     since: timeFlag('from this time on (inclusive)'),
     until: timeFlag('before this time (exclusive)'),
-    max: Flags.integer({ description: 'at most this many entries per device', default: 100, min: 1 }),
+    max: Flags.integer({ description: 'at most this many entries per device', default: catalogDefault<number>('device_audit_logs', 'max', 'number'), min: 1 }),
   };
 
   async run(): Promise<AuditLogsResult | { results: BatchItem<AuditLogsResult>[] }> {

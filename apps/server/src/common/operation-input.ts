@@ -1,0 +1,64 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import { InvalidInputError, inputProblems, OperationContract, paramLocation, ParamSpec, routeInputSchema, routeParams } from '@svc/common';
+import { prototypeKeyPath, summarize } from './validation.pipe';
+
+/** What a request of a catalog route carries, wherever each parameter travels. */
+export interface RouteRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body?: unknown;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+const validators = new Map<string, ValidateFunction>();
+
+/**
+ * A catalog route's input, checked against the route's JSON Schema from the catalog
+ * (routeInputSchema): path, query and body merged into the operation's parameters, each where the
+ * catalog says it travels, nothing else accepted. Query values arrive as text: a number, a boolean
+ * or a list is read from it strictly (plain decimals, `true`/`false`, repeated keys), the rest is
+ * left for the schema to refuse. Any problem is one 400 naming every field at fault.
+ */
+export function operationInput(op: OperationContract, request: RouteRequest): Record<string, unknown> {
+  const http = op.http!;
+  const params = routeParams(op);
+  const sendsBody = http.method !== 'GET' && http.method !== 'DELETE';
+  const body = sendsBody ? (request.body ?? {}) : {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');
+  const hidden = prototypeKeyPath(request.query) ?? prototypeKeyPath(body);
+  if (hidden !== undefined) throw new InvalidInputError(`unknown field ${hidden}`);
+
+  const input: Record<string, unknown> = {};
+  const misplaced: string[] = [];
+  const take = (where: 'path' | 'query' | 'body', values: Record<string, unknown>, read: (spec: ParamSpec | undefined, value: unknown) => unknown) => {
+    for (const [name, value] of Object.entries(values)) {
+      const spec: ParamSpec | undefined = params[name];
+      if (spec !== undefined && paramLocation(http, name) !== where) misplaced.push(`unknown field ${name}`);
+      else input[name] = read(spec, value);
+    }
+  };
+  take('path', request.params, (_spec, value) => value);
+  take('query', request.query, fromText);
+  take('body', body as Record<string, unknown>, (_spec, value) => value);
+
+  const validate = validatorFor(op);
+  const problems = validate(input) ? [] : inputProblems(params, validate.errors ?? [], http.either);
+  if (misplaced.length + problems.length > 0) throw new InvalidInputError(summarize([...misplaced, ...problems]));
+  return input;
+}
+
+function validatorFor(op: OperationContract): ValidateFunction {
+  let validate = validators.get(op.name);
+  if (!validate) validators.set(op.name, (validate = ajv.compile(routeInputSchema(op))));
+  return validate;
+}
+
+const DECIMAL = /^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$/;
+
+function fromText(spec: ParamSpec | undefined, value: unknown): unknown {
+  if (spec === undefined || typeof value !== 'string') return value;
+  if (spec.type === 'number') return DECIMAL.test(value) ? Number(value) : value;
+  if (spec.type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+  if (spec.type === 'string[]') return [value];
+  return value;
+}

@@ -1,0 +1,35 @@
+import Ajv from 'ajv';
+import type { BatchResult, DeviceListItem, DeviceStatusResult, OperationResults } from './results';
+import { RESULT_SCHEMAS, ROUTE_RESULT_SCHEMAS } from './result-schemas';
+
+/*
+ * Results are written once, as JSON Schema; the types are inferred from it. Real answers are
+ * checked against the schemas in test/catalog-calls.e2e-spec.ts.
+ */
+describe('result schemas', () => {
+  const ajv = new Ajv({ strict: true, formats: { 'date-time': true } });
+
+  it.each(Object.entries({ ...RESULT_SCHEMAS, ...ROUTE_RESULT_SCHEMAS }))('%s is a valid JSON Schema', (_name, schema) => {
+    expect(() => ajv.compile(schema)).not.toThrow();
+  });
+
+  it('accepts a [Batch] answer per device and refuses fields no schema names', () => {
+    const validate = ajv.compile(RESULT_SCHEMAS.device_status);
+    const online: DeviceStatusResult = { status: 'online', health: 'ok', uptime: 5, last_seen: null, carrier: 'quic' };
+    const batch: BatchResult<DeviceStatusResult> = { results: [{ device: 'pi', ...online }, { device: 'x', error: 'Device not found', code: 'DEVICE_NOT_FOUND' }] };
+    expect([validate(online), validate(batch)]).toEqual([true, true]);
+    expect(validate({ ...online, cpu: 3 })).toBe(false);
+    expect(validate({ results: [{ device: 'pi', ...online, cpu: 3 }] })).toBe(false);
+  });
+
+  it('types the results from the schemas (checked by the compiler)', () => {
+    const pending: DeviceListItem = { id: 'r', name: 'pi', status: 'pending', owner: 'user:a@b.test', request_id: 'r', registered_fingerprint: null };
+    // @ts-expect-error status takes the schema's values only
+    const unknownStatus: DeviceListItem = { id: 'r', name: 'pi', status: 'lost', owner: 'user:a@b.test' };
+    // @ts-expect-error a field the schema does not name
+    const extra: OperationResults['org_create'] = { status: 'created', id: 'acme' };
+    // @ts-expect-error health is required
+    const missing: DeviceStatusResult = { status: 'offline', uptime: null, last_seen: null };
+    expect([pending, unknownStatus, extra, missing]).toHaveLength(4);
+  });
+});
