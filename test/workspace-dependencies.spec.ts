@@ -5,11 +5,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..');
 const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli'];
 const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3(-node20)?$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
+/** Matched against the path inside the repository: a checkout under a folder named `contract/` is not a test. */
 const TEST_FILE = /\.(spec|contract|e2e-spec)\.ts$|\/contract\//;
 
 function sources(dir: string): string[] {
@@ -22,7 +23,7 @@ function sources(dir: string): string[] {
   return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !TEST_FILE.test(path) ? [path] : [];
+    return entry.name.endsWith('.ts') && !TEST_FILE.test(relative(ROOT, path)) ? [path] : [];
   });
 }
 
