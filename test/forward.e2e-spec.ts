@@ -193,6 +193,28 @@ describe('forwarding through client streams (real runtime)', () => {
     expect(received).toBe(total);
   });
 
+  it('keeps taking new streams on the tunnel while many forwards are held back by slow readers', async () => {
+    // Each held-back forward may leave up to SPLICE_BUFFER_BYTES queued at each hop; nghttp2
+    // refuses new streams (ENHANCE_YOUR_CALM) once a session holds more than its maxSessionMemory
+    // (10 MB by default, the runtime's). A guard: 24 held back still leave room for another.
+    const held = 24;
+    const firehoses = await Promise.all(Array.from({ length: held }, () => target(startFirehoseServer({ host: '127.0.0.1' }, 64 * 1024 * 1024))));
+    const stalled = await Promise.all(firehoses.map((firehose) => streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: firehose.port })));
+    for (const stream of stalled) stream.pause();
+    const total = () => firehoses.reduce((sum, firehose) => sum + firehose.sent(), 0);
+    let last = -1;
+    while (total() !== last) {
+      last = total();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const echo = await target(startEchoServer({ host: '127.0.0.1' }));
+    const [mapping] = parseForwardSpec(`10026:${echo.port}`);
+    const { port } = await forwarder(mapping);
+    const payload = randomBytes(64 * 1024);
+    expect((await exchange({ port }, payload)).equals(payload)).toBe(true);
+    for (const stream of stalled) stream.destroy();
+  });
+
   describe('refusals before any byte', () => {
     const tcpTarget = { kind: 'tcp' as const, host: '127.0.0.1', port: 9 };
 

@@ -56,10 +56,10 @@ export function socketEnd(socket: Socket): SpliceEnd {
 }
 
 /**
- * Pipes two byte streams into each other until both directions are done — the one rule of every
+ * Relays two byte streams into each other until both directions are done — the one rule of every
  * forward (runtime ↔ target, server ↔ client, CLI ↔ local connection):
- * - backpressure: `pipe` stops reading a side while the other's `write()` says it is full, so no
- *   hop buffers more than its stream's high-water mark (HTTP/2 flow control does the rest);
+ * - backpressure: a side is not read while the other holds SPLICE_BUFFER_BYTES unwritten, so no
+ *   hop buffers more than that per direction (HTTP/2 flow control does the rest; see `relay`);
  * - half-close: the end of one side's data ends the other's writable side (FIN ↔ END_STREAM),
  *   and the opposite direction goes on;
  * - abort: a side that closes before both its directions finished (reset, error, lost tunnel)
@@ -88,19 +88,66 @@ export function splice(a: SpliceEnd, b: SpliceEnd): Promise<SpliceOutcome> {
     watch(b, a);
     coalesceWrites(a.stream, b.stream);
     coalesceWrites(b.stream, a.stream);
-    a.stream.pipe(b.stream);
-    b.stream.pipe(a.stream);
+    relay(a.stream, b.stream);
+    relay(b.stream, a.stream);
   });
 }
 
 /**
+ * How much one direction of a splice may hold in the writable side's buffer before the readable
+ * side is paused. `pipe` pauses as soon as `write()` returns false, i.e. at the writable's
+ * high-water mark (16 KiB for sockets and HTTP/2 streams): an HTTP/2 stream completes a write
+ * only once nghttp2 sent it, a turn of the event loop later, so a piped relay moved one 16 KiB
+ * DATA frame per turn — one TLS write, one syscall and a read stop/start each (measured: 4,445 of
+ * 4,510 writes of the server's tunnel socket were exactly one frame). Letting a turn's reads
+ * through lets them leave as one batch.
+ */
+export const SPLICE_BUFFER_BYTES = 1024 * 1024;
+
+/**
+ * `from.pipe(to)` with a deeper buffer: pauses `from` once `to` holds SPLICE_BUFFER_BYTES (not at
+ * its high-water mark) and resumes it on 'drain'; ends `to` when `from` ends unless `end` is
+ * false. Backpressure still reaches the peer: a paused HTTP/2 stream stops consuming, so no
+ * WINDOW_UPDATE goes out. Returns `unpipe`: stops relaying and pauses `from`, as `unpipe` does.
+ */
+export function relay(from: Readable, to: Writable, options: { end?: boolean } = {}): () => void {
+  let waiting = false;
+  const resume = () => {
+    waiting = false;
+    from.resume();
+  };
+  const onData = (chunk: Buffer) => {
+    if (to.destroyed || to.writableEnded) return;
+    to.write(chunk);
+    if (!waiting && to.writableNeedDrain && to.writableLength >= SPLICE_BUFFER_BYTES) {
+      waiting = true;
+      from.pause();
+      to.once('drain', resume);
+    }
+  };
+  const onEnd = () => {
+    if (!to.destroyed && !to.writableEnded) to.end();
+  };
+  from.on('data', onData);
+  if (options.end !== false) from.once('end', onEnd);
+  from.resume();
+  return () => {
+    from.off('data', onData);
+    from.off('end', onEnd);
+    to.off('drain', resume);
+    from.pause();
+  };
+}
+
+/**
  * Corks `to` from the first chunk `from` delivers in an event-loop turn until the turn's I/O is
- * done (setImmediate), so that the chunks of that turn leave as one writev. A TLS read hands
- * HTTP/2 one 16 KiB record at a time, and a DATA frame that straddles records arrives as a record
- * plus a tail of a few bytes: written one by one, each became its own HTTP/2 frame, TLS record and
- * syscall at the next hop (measured: up to half of a relay's chunks were ≤ 64 bytes). Must be
- * attached before `pipe`, so that the cork precedes the chunk's write.
- * The cork is released as soon as `from` ends, before whoever ends `to`.
+ * done (setImmediate), so that the chunks of that turn leave as one writev (HTTP/2: one batch of
+ * DATA frames, one TLS write). A TLS read hands HTTP/2 one 16 KiB record at a time, and a DATA
+ * frame that straddles records arrives as a record plus a tail of a few bytes: written one by
+ * one, each became its own HTTP/2 frame, TLS record and syscall at the next hop (measured: up to
+ * half of a relay's chunks were ≤ 64 bytes). Must be attached before `pipe` (or `relay`), so
+ * that the cork precedes the chunk's write. The cork is released as soon as `from` ends, before
+ * whoever ends `to`.
  * Never for an HTTP/1 response (`OutgoingMessage`): on Node 24 a corked one stops emitting 'drain'
  * to a slow reader, and `end()` writes the terminating chunk and trailers before what the cork held
  * (a 3 MiB download lost its last 48 KiB; a 101 MiB one stalled). file-relay.ts pipes it plainly.

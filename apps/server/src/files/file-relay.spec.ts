@@ -1,10 +1,10 @@
 import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { FILE_TUNNEL_HEADERS } from '@svc/common';
 import type { TunnelStream } from '../relay/tunnel-carrier';
-import { relayDownload } from './file-relay';
+import { relayDownload, writePerTurn } from './file-relay';
 import { StallDeadline } from './stall-deadline';
 
 const SHA256 = 'a'.repeat(64);
@@ -65,4 +65,28 @@ describe('relayDownload', () => {
     const size = 24 * 1024 * 1024 + 17;
     await expect(slowDownload(size)).resolves.toEqual({ bytes: size, trailers: { 'x-svc-sha256': SHA256 } });
   }, 60_000);
+});
+
+describe('writePerTurn', () => {
+  it('writes what the device delivered within one event-loop turn as one chunk of the response, bytes and order unchanged', async () => {
+    const from = new PassThrough();
+    const writes: Buffer[] = [];
+    const to = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        writes.push(chunk);
+        callback();
+      },
+    });
+    writePerTurn(from, to);
+    // Two TLS records' worth as HTTP/2 hands them over: each DATA frame straddles a record.
+    const pieces = [16375, 9, 16375, 9].map((length, i) => Buffer.alloc(length, i));
+    for (const piece of pieces) from.write(piece);
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toEqual(Buffer.concat(pieces));
+    from.end(Buffer.from('last'));
+    await new Promise((resolve) => from.once('end', resolve));
+    expect(Buffer.concat(writes.slice(1)).toString()).toBe('last'); // written as the source ends
+    expect(to.writableEnded).toBe(false); // ending the response is the caller's
+  });
 });

@@ -1,5 +1,6 @@
+import type { Readable, Writable } from 'node:stream';
 import type { Request, Response } from 'express';
-import { coalesceWrites, DeviceOfflineError, DomainError, FILE_HTTP_HEADERS, FILE_TUNNEL_HEADERS, FsWriteOutcome, isSha256 } from '@svc/common';
+import { coalesceWrites, DeviceOfflineError, DomainError, FILE_HTTP_HEADERS, FILE_TUNNEL_HEADERS, FsWriteOutcome, isSha256, relay } from '@svc/common';
 import { deviceError } from '../relay/device-error';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import type { StallDeadline } from './stall-deadline';
@@ -35,9 +36,10 @@ export async function readJsonAnswer(tunnel: TunnelStream, deadline: StallDeadli
 
 /**
  * Streams an upload (the HTTP request body) into an `fs/write` stream and returns the device's
- * outcome. The body is piped, so a slow device slows the client through TCP and HTTP/2 flow
- * control; nothing is buffered beyond the windows. The checksum goes along as the `svc-sha256`
- * trailer when the client sent it as an HTTP trailer. A device that answers before the upload
+ * outcome. The body is relayed (`relay`: piped with a deeper buffer, so a turn's reads leave as
+ * one batch of DATA frames), so a slow device slows the client through TCP and HTTP/2 flow
+ * control; nothing is buffered beyond the windows and SPLICE_BUFFER_BYTES. The checksum goes
+ * along as the `svc-sha256` trailer when the client sent it as an HTTP trailer. A device that answers before the upload
  * ended (a failure) stops the piping; a client that leaves cancels the stream.
  */
 export async function relayUpload(tunnel: TunnelStream, req: Request, checksumInTrailer: boolean, deadline: StallDeadline): Promise<{ path: string; size: number; sha256: string }> {
@@ -57,7 +59,7 @@ export async function relayUpload(tunnel: TunnelStream, req: Request, checksumIn
     else body.end();
   });
   coalesceWrites(req, body);
-  req.pipe(body, { end: false });
+  const unpipe = relay(req, body, { end: false });
   try {
     const outcome = (await readJsonAnswer(tunnel, deadline)) as FsWriteOutcome;
     if ('code' in outcome) throw deviceError(outcome, 'The device could not write the file');
@@ -66,7 +68,7 @@ export async function relayUpload(tunnel: TunnelStream, req: Request, checksumIn
     }
     return outcome;
   } finally {
-    req.unpipe(body);
+    unpipe();
     req.off('close', onClientGone);
     req.off('data', touch);
   }
@@ -94,10 +96,10 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
     body.once('error', () => resolve(false));
     body.once('close', () => resolve(body.readableEnded));
     res.once('close', () => resolve(res.writableFinished));
-    // Piped plainly, never corked (coalesceWrites): on Node 24 an HTTP/1 response that is corked
-    // stops emitting 'drain' to a slow reader (the download stalled for good) and, ended while
-    // corked, sends its last chunk after the terminating one (the reader lost the last batch).
-    body.pipe(res, { end: false });
+    // Never corked (coalesceWrites): on Node 24 an HTTP/1 response that is corked stops emitting
+    // 'drain' to a slow reader (the download stalled for good) and, ended while corked, sends its
+    // last chunk after the terminating one (the reader lost the last batch).
+    writePerTurn(body, res);
   });
   const sha256 = delivered ? (await tunnel.trailers)[FILE_TUNNEL_HEADERS.sha256] : undefined;
   if (deadline.timedOut && !res.headersSent) {
@@ -113,4 +115,42 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
   }
   if (withTrailer) res.addTrailers({ [FILE_HTTP_HEADERS.sha256]: sha256 });
   res.end();
+}
+
+/**
+ * Pipes `from` into an HTTP/1 response (never ending it) with one write per event-loop turn: the
+ * chunks a turn delivered are joined first. The device's data arrives as two chunks per 16 KiB
+ * TLS record (a DATA frame straddles records), and piped one by one each became an HTTP chunk of
+ * its own at the client (some of 9 bytes), to be parsed and passed through its streams one by
+ * one. Backpressure as `pipe`: `from` pauses while the response is full, until 'drain'. What is
+ * pending when `from` ends is written at once, so it precedes whatever ends the response.
+ */
+export function writePerTurn(from: Readable, to: Writable): void {
+  let batch: Buffer[] = [];
+  let scheduled = false;
+  let paused = false;
+  const resume = () => {
+    paused = false;
+    from.resume();
+  };
+  const flush = () => {
+    scheduled = false;
+    const chunks = batch;
+    batch = [];
+    if (chunks.length === 0 || to.destroyed || to.writableEnded) return;
+    if (!to.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) && !paused) {
+      paused = true;
+      from.pause();
+      to.once('drain', resume);
+    }
+  };
+  from.on('data', (chunk: Buffer) => {
+    batch.push(chunk);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+  from.once('end', flush);
+  from.resume();
 }
