@@ -22,6 +22,7 @@ import { GatewayModule } from './gateway/gateway.module';
 import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
+import { ReplicasModule } from './replicas/replicas.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -42,6 +43,8 @@ export class AppModule {
         // In-process domain events (e.g. devices' DEVICE_REMOVED, which deployments react to).
         EventEmitterModule.forRoot(),
         StorageModule.forRoot(config.storage),
+        // NATS_URL: the tunnel directory (and events) shared with the other replicas.
+        ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
         AuthenticationModule,
         AuthorizationModule,

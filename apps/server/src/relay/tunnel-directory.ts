@@ -24,6 +24,12 @@ export abstract class TunnelDirectory {
   abstract locate(deviceIds: readonly string[]): Promise<Map<string, TunnelLocation>>;
 }
 
+/**
+ * Provided (by the composition root) when replicas share a directory; without it each process
+ * keeps its own InProcessTunnelDirectory. A token, so the tunnel folder names no adapter.
+ */
+export const SHARED_TUNNEL_DIRECTORY = Symbol('SHARED_TUNNEL_DIRECTORY');
+
 export class InProcessTunnelDirectory extends TunnelDirectory {
   private readonly entries = new Map<string, TunnelLocation>();
 

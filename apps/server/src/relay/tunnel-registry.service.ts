@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DeviceOfflineError } from '@svc/common';
 import { Clock } from '../common/clock';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { TunnelSession } from './tunnel-carrier';
 import { TunnelDirectory } from './tunnel-directory';
 import type { TunnelPresenceListener } from './tunnel-ports';
@@ -14,8 +15,8 @@ import type { TunnelPresenceListener } from './tunnel-ports';
  */
 @Injectable()
 export class TunnelRegistry {
-  /** Names this process in the tunnel directory. */
-  readonly holder = randomUUID();
+  /** Names this process in the tunnel directory (REPLICA_ID). */
+  readonly holder: string;
   private readonly live = new Map<string, TunnelSession>();
   private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
   private readonly presenceListeners: TunnelPresenceListener[] = [];
@@ -24,7 +25,10 @@ export class TunnelRegistry {
   constructor(
     private readonly directory: TunnelDirectory,
     private readonly clock: Clock,
-  ) {}
+    @Optional() @Inject(SERVER_CONFIG) config?: ServerConfig,
+  ) {
+    this.holder = config?.replicaId ?? randomUUID();
+  }
 
   register(session: TunnelSession): void {
     const { deviceId } = session;
