@@ -11,10 +11,10 @@ import type { Caller } from './fixtures/api-client';
 import { eventually } from './fixtures/eventually';
 import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaProcess, startReplicaProcess } from './fixtures/replica-process';
+import { ReplicaPair, ReplicaProcess, startReplicaPair } from './fixtures/replica-process';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TEST_DEVICE_INFO, TestServer } from './fixtures/test-server';
+import { registerDevice, TEST_DEVICE_INFO, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@replicas.test';
 const DEVICE = 'rep-1';
@@ -23,7 +23,7 @@ const OFFLINE_DEVICE = 'rep-off';
 describe('replicas on NATS: presence', () => {
   let nats: NatsServerHandle;
   let idp: IdentityProviderHandle;
-  let dataDir: string;
+  let replicas: ReplicaPair;
   let home: string;
   let a: TestServer;
   let b: ReplicaProcess;
@@ -34,10 +34,9 @@ describe('replicas on NATS: presence', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     idp = await startIdentityProvider();
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-replicas-'));
     home = mkdtempSync(join(tmpdir(), 'svc-replicas-home-'));
-    a = await startTestServer(idp, { DATA_DIR: dataDir, UNIFIED_PORT: '0', NATS_URL: nats.url, REPLICA_ID: 'replica-a' });
-    b = await startReplicaProcess(idp, { DATA_DIR: dataDir, NATS_URL: nats.url, REPLICA_ID: 'replica-b' });
+    replicas = await startReplicaPair(idp, nats.url);
+    ({ a, b } = replicas);
     alice = await a.login(ALICE);
     const apiKey = await registerDevice(a, DEVICE, `user:${ALICE}`, alice);
     await registerDevice(a, OFFLINE_DEVICE, `user:${ALICE}`, alice);
@@ -50,12 +49,10 @@ describe('replicas on NATS: presence', () => {
   afterAll(async () => {
     runtime?.kill('SIGTERM');
     await runtime?.exited;
-    await b?.stop();
-    await a?.close();
+    await replicas?.close();
     await idp?.stop();
     await nats?.stop();
     cli?.remove();
-    rmSync(dataDir, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
   });
 

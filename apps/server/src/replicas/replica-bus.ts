@@ -1,11 +1,12 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
 import type { ReplicasConfig } from '../config/server-config';
+import { NatsReplicaEvents } from './nats-replica-events';
 import { NatsTunnelDirectory } from './nats-tunnel-directory';
 
 /**
  * This replica's connection to NATS and what lives on it: the shared tunnel directory (and its
- * heartbeat). Started before the application takes traffic, so the directory's copy is complete
+ * heartbeat) and the events between replicas. Started before the application takes traffic, so the directory's copy is complete
  * when the first listing asks; closed after the tunnels, withdrawing this replica's heartbeat.
  */
 export class ReplicaBus implements OnApplicationShutdown {
@@ -14,6 +15,7 @@ export class ReplicaBus implements OnApplicationShutdown {
   private constructor(
     readonly nc: NatsConnection,
     readonly directory: NatsTunnelDirectory,
+    readonly events: NatsReplicaEvents,
   ) {}
 
   static async start(config: ReplicasConfig, replicaId: string): Promise<ReplicaBus> {
@@ -26,7 +28,7 @@ export class ReplicaBus implements OnApplicationShutdown {
     }
     try {
       const directory = await NatsTunnelDirectory.open(nc, { replicaId, peerAddress: config.peerAddress });
-      const bus = new ReplicaBus(nc, directory);
+      const bus = new ReplicaBus(nc, directory, new NatsReplicaEvents(nc, replicaId));
       bus.logger.log(`replica ${replicaId} on NATS ${redacted(config.natsUrl)}; peers dial ${config.peerAddress}`);
       void bus.reportStatus();
       return bus;
@@ -37,6 +39,7 @@ export class ReplicaBus implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.events.close();
     await this.directory.close();
     await this.nc.drain().catch(() => undefined);
   }
