@@ -5,7 +5,7 @@ import { Clock } from '../common/clock';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { TunnelSession } from './tunnel-carrier';
 import { TunnelDirectory } from './tunnel-directory';
-import type { TunnelPresenceListener } from './tunnel-ports';
+import { PeerSessions, type TunnelPresenceListener } from './tunnel-ports';
 
 /**
  * The tunnels this process holds: device id → live session. Registering a device that already has
@@ -26,6 +26,7 @@ export class TunnelRegistry {
     private readonly directory: TunnelDirectory,
     private readonly clock: Clock,
     @Optional() @Inject(SERVER_CONFIG) config?: ServerConfig,
+    @Optional() private readonly peers?: PeerSessions,
   ) {
     this.holder = config?.replicaId ?? randomUUID();
   }
@@ -64,9 +65,12 @@ export class TunnelRegistry {
     return this.live.get(deviceId);
   }
 
-  /** The live session or DEVICE_OFFLINE: what every operation asks before opening a stream. */
+  /**
+   * What every operation asks before opening a stream: this process's live session, else one
+   * through the replica that holds the device (peer hop), else DEVICE_OFFLINE.
+   */
   require(deviceId: string): TunnelSession {
-    const session = this.live.get(deviceId);
+    const session = this.live.get(deviceId) ?? this.peers?.sessionFor(deviceId);
     if (!session) throw new DeviceOfflineError();
     return session;
   }

@@ -109,6 +109,14 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     return found;
   }
 
+  /** Where to reach a device another live replica holds (its peer address), from this replica's copy; null otherwise. */
+  peerHolding(deviceId: string): { holder: string; peerAddress: string; carrier: TunnelLink['carrier'] } | null {
+    const entry = this.cache.get(deviceId)?.entry;
+    if (entry?.state !== 'connected' || entry.holder === this.liveness.replicaId) return null;
+    const peerAddress = this.liveness.peerAddressOf(entry.holder);
+    return peerAddress === null ? null : { holder: entry.holder, peerAddress, carrier: entry.carrier };
+  }
+
   /** Stops watching and withdraws this replica's heartbeat; later writes are dropped (the others already read its tunnels lost). */
   async close(): Promise<void> {
     this.closed = true;

@@ -3,10 +3,13 @@ import { connect, type NatsConnection } from 'nats';
 import type { ReplicasConfig } from '../config/server-config';
 import { NatsReplicaEvents } from './nats-replica-events';
 import { NatsTunnelDirectory } from './nats-tunnel-directory';
+import { NatsPeerSessions } from './nats-peer-sessions';
+import { PeerConnections } from './peer-connections';
+import { peerKey } from './peer-key';
 
 /**
  * This replica's connection to NATS and what lives on it: the shared tunnel directory (and its
- * heartbeat) and the events between replicas. Started before the application takes traffic, so the directory's copy is complete
+ * heartbeat), the events between replicas, and the peer hop's outgoing connections. Started before the application takes traffic, so the directory's copy is complete
  * when the first listing asks; closed after the tunnels, withdrawing this replica's heartbeat.
  */
 export class ReplicaBus implements OnApplicationShutdown {
@@ -16,9 +19,11 @@ export class ReplicaBus implements OnApplicationShutdown {
     readonly nc: NatsConnection,
     readonly directory: NatsTunnelDirectory,
     readonly events: NatsReplicaEvents,
+    readonly peers: NatsPeerSessions,
+    private readonly connections: PeerConnections,
   ) {}
 
-  static async start(config: ReplicasConfig, replicaId: string): Promise<ReplicaBus> {
+  static async start(config: ReplicasConfig, replicaId: string, serverSecret: Buffer): Promise<ReplicaBus> {
     let nc: NatsConnection;
     try {
       // Once connected, the client reconnects on its own for as long as it takes.
@@ -28,7 +33,8 @@ export class ReplicaBus implements OnApplicationShutdown {
     }
     try {
       const directory = await NatsTunnelDirectory.open(nc, { replicaId, peerAddress: config.peerAddress });
-      const bus = new ReplicaBus(nc, directory, new NatsReplicaEvents(nc, replicaId));
+      const connections = new PeerConnections(peerKey(serverSecret));
+      const bus = new ReplicaBus(nc, directory, new NatsReplicaEvents(nc, replicaId), new NatsPeerSessions(directory, connections), connections);
       bus.logger.log(`replica ${replicaId} on NATS ${redacted(config.natsUrl)}; peers dial ${config.peerAddress}`);
       void bus.reportStatus();
       return bus;
@@ -39,6 +45,7 @@ export class ReplicaBus implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.connections.close();
     this.events.close();
     await this.directory.close();
     await this.nc.drain().catch(() => undefined);
