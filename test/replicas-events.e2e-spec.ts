@@ -108,6 +108,24 @@ describe('replicas on NATS: revocations and deployment changes reach the holder 
     expect(await within(arrived, started, EVENT_MS, 'the desired state to reach the device')).toBeLessThan(EVENT_MS);
   });
 
+  it('a replica still holding a tunnel of a device that connected to another replica since closes it', async () => {
+    const deviceId = 'ev-takeover';
+    const apiKey = await registerDevice(replicas.a, deviceId, `user:${ALICE}`, alice);
+    const onA = await connectRuntimeStub({ port: replicas.a.tunnel!.port, ca: replicas.a.tunnel!.caFile, apiKey });
+    stubs.push(onA);
+    await onlineOnA(deviceId);
+    // The same runtime shows up on B while A's tunnel looks alive to A (say, half-open after a network change).
+    const onB = await connectRuntimeStub({ port: replicas.b.tunnelPort, ca: replicas.a.tunnel!.caFile, apiKey });
+    stubs.push(onB);
+    const started = Date.now();
+    expect(await within(onA.closed, started, EVENT_MS * 10, 'A to close its stale tunnel')).toBeLessThan(EVENT_MS * 10);
+    // B's tunnel stays, and both replicas say so.
+    for (const api of [replicas.a.api, replicas.b.api]) {
+      await eventually('the device online at B', async () => (await api.get(`/devices/${deviceId}/status`, alice)).body.status === 'online');
+    }
+    expect((await replicas.a.api.post('/api/exec', { device: deviceId, command: ['true'] }, alice)).status).not.toBe(503);
+  });
+
   it('with NATS stopped, the storage sweep and the head poll still reach the device held by B', async () => {
     const rejected = await stubOnB('ev-fallback-reject');
     const channel = new ChannelEnd();

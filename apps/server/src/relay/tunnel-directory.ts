@@ -22,6 +22,12 @@ export abstract class TunnelDirectory {
   abstract forget(deviceId: string): Promise<void>;
   /** Locations of the devices asked; a device never seen has no entry. */
   abstract locate(deviceIds: readonly string[]): Promise<Map<string, TunnelLocation>>;
+  /**
+   * Tells `listener` when another holder has taken a device over (its runtime connected there
+   * at `since`), so a holder that missed its own tunnel's end closes it. Only a shared directory
+   * sees other holders: the in-process one never calls it.
+   */
+  onTakenOver(_listener: (deviceId: string, holder: string, since: Date) => void): void {}
 }
 
 /**

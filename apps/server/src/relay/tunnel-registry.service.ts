@@ -18,6 +18,7 @@ export class TunnelRegistry {
   /** Names this process in the tunnel directory (REPLICA_ID). */
   readonly holder: string;
   private readonly live = new Map<string, TunnelSession>();
+  private readonly registeredAt = new WeakMap<TunnelSession, Date>();
   private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
   private readonly presenceListeners: TunnelPresenceListener[] = [];
   private readonly logger = new Logger('TunnelRegistry');
@@ -29,6 +30,7 @@ export class TunnelRegistry {
     @Optional() private readonly peers?: PeerSessions,
   ) {
     this.holder = config?.replicaId ?? randomUUID();
+    directory.onTakenOver((deviceId, holder, since) => this.takenOver(deviceId, holder, since));
   }
 
   register(session: TunnelSession): void {
@@ -37,7 +39,9 @@ export class TunnelRegistry {
     this.live.set(deviceId, session);
     session.onClosed((reason) => this.closed(session, reason));
     const link = { carrier: session.carrier, ...(session.runtime.carrier_note === undefined ? {} : { carrierNote: session.runtime.carrier_note }) };
-    this.report(this.directory.connected(deviceId, this.holder, this.clock.now(), link));
+    const now = this.clock.now();
+    this.registeredAt.set(session, now);
+    this.report(this.directory.connected(deviceId, this.holder, now, link));
     for (const listener of this.presenceListeners) listener.connected(deviceId);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
     for (const listener of this.registeredListeners) {
@@ -99,6 +103,17 @@ export class TunnelRegistry {
     this.report(this.directory.lost(session.deviceId, this.holder, this.clock.now()));
     for (const listener of this.presenceListeners) listener.disconnected(session.deviceId);
     this.logger.log(`tunnel down: device ${session.deviceId} (${reason})`);
+  }
+
+  /**
+   * The device's runtime connected to another replica at `since`: a tunnel held here from before
+   * then is stale (e.g. half-open). One registered here later is newer and stays.
+   */
+  private takenOver(deviceId: string, holder: string, since: Date): void {
+    const session = this.live.get(deviceId);
+    if (!session || holder === this.holder || since <= this.registeredAt.get(session)!) return;
+    this.logger.log(`device ${deviceId} is now held by replica ${holder}: closing the tunnel held here`);
+    void session.close('the device connected to another replica');
   }
 
   private report(work: Promise<void>): void {

@@ -76,6 +76,31 @@ describe('NatsTunnelDirectory: compare-and-set', () => {
   });
 });
 
+describe('NatsTunnelDirectory: takeovers', () => {
+  it('tells a replica when another one holds a device from a newer connection, and not for older or own writes', async () => {
+    const namespace = `o${randomUUID().slice(0, 8)}`;
+    const a = await replica({ replicaId: 'replica-a', peerAddress: 'a:8087', namespace });
+    const b = await replica({ replicaId: 'replica-b', peerAddress: 'b:8087', namespace });
+    const heard: string[] = [];
+    a.directory.onTakenOver((deviceId, holder) => heard.push(`${deviceId}@${holder}`));
+    try {
+      await a.directory.connected('d1', 'replica-a', T0, { carrier: 'tcp' });
+      await b.directory.connected('d1', 'replica-b', new Date(T0.getTime() + 1000), { carrier: 'tcp' });
+      await eventuallyLocated(a.directory, 'd1', 'connected');
+      const deadline = Date.now() + 10_000;
+      while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Back on A: its own write tells it nothing.
+      await a.directory.connected('d1', 'replica-a', new Date(T0.getTime() + 2000), { carrier: 'tcp' });
+      await b.directory.connected('d2', 'replica-b', T0, { carrier: 'tcp' });
+      await eventuallyLocated(a.directory, 'd2', 'connected');
+      expect(heard).toEqual(['d1@replica-b', 'd2@replica-b']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 describe('NatsTunnelDirectory: replica liveness', () => {
   const TTL_MS = 1_500;
   let namespace: string;

@@ -42,6 +42,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
   private readonly cache = new Map<string, Cached>();
   private stopWatch: (() => void) | null = null;
   private closed = false;
+  private readonly takeoverListeners: ((deviceId: string, holder: string, since: Date) => void)[] = [];
   private readonly logger = new Logger('NatsTunnelDirectory');
 
   private constructor(
@@ -109,6 +110,10 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     return found;
   }
 
+  override onTakenOver(listener: (deviceId: string, holder: string, since: Date) => void): void {
+    this.takeoverListeners.push(listener);
+  }
+
   /** Where to reach a device another live replica holds (its peer address), from this replica's copy; null otherwise. */
   peerHolding(deviceId: string): { holder: string; peerAddress: string; carrier: TunnelLink['carrier'] } | null {
     const entry = this.cache.get(deviceId)?.entry;
@@ -136,14 +141,17 @@ export class NatsTunnelDirectory extends TunnelDirectory {
 
   private apply(entry: KvEntry): void {
     const deviceId = deviceIdOf(entry.key);
-    this.remember(deviceId, entry.revision, entry.operation === 'PUT' ? entry.json<StoredEntry>() : null);
+    const stored = entry.operation === 'PUT' ? entry.json<StoredEntry>() : null;
+    if (!this.remember(deviceId, entry.revision, stored) || stored?.state !== 'connected' || stored.holder === this.liveness.replicaId) return;
+    for (const listener of this.takeoverListeners) listener(deviceId, stored.holder, new Date(stored.since));
   }
 
-  /** Keeps the newest revision: the watch may deliver a write after this replica applied a newer one. */
-  private remember(deviceId: string, revision: number, entry: StoredEntry | null): void {
+  /** Keeps the newest revision (the watch may deliver a write after this replica applied a newer one); answers whether it did. */
+  private remember(deviceId: string, revision: number, entry: StoredEntry | null): boolean {
     const cached = this.cache.get(deviceId);
-    if (cached && cached.revision >= revision) return;
+    if (cached && cached.revision >= revision) return false;
     this.cache.set(deviceId, { revision, entry });
+    return true;
   }
 }
 
