@@ -15,6 +15,7 @@ import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice } from './fixtures/test-server';
 import { startTcpBalancer, TcpBalancer } from './fixtures/tcp-balancer';
+import { connectRuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { REPLICA_LIVENESS_TTL_MS } from '../apps/server/src/replicas/nats-tunnel-directory';
 
 const ALICE = 'alice@replica-failover.test';
@@ -39,7 +40,7 @@ describe('replicas on NATS: kill -9 of the holder', () => {
     alice = await replicas.a.login(ALICE);
     const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
     // B first while it lives, so the tunnel starts there; A takes what B cannot.
-    balancer = await startTcpBalancer(() => [replicas.b.tunnelPort, replicas.a.tunnel!.port]);
+    balancer = await startTcpBalancer(() => [...(replicas.b.child.exitCode === null && replicas.b.child.signalCode === null ? [replicas.b.tunnelPort] : []), replicas.a.tunnel!.port]);
     runtime = startRuntimeProcess(['run', '--transport', 'tcp', '--tunnel', `127.0.0.1:${balancer.port}`], {
       HOME: home,
       SVC_CONFIG_DIR: join(home, 'svc'),
@@ -100,5 +101,49 @@ describe('replicas on NATS: kill -9 of the holder', () => {
     expect(Date.now() - killedAt).toBeLessThan(30_000);
     const exec = await replicas.a.api.post('/api/exec', { device: DEVICE, command: ['echo', 'back on A'] }, alice);
     expect(exec.body).toMatchObject({ output: 'back on A\n', exit_code: 0 });
+  });
+
+  it('B started again under the same REPLICA_ID does not bring back the tunnels it held before it was killed', async () => {
+    const b = await replicas.restartB();
+    // A device on the new B reads online on A once A hears B's heartbeat again.
+    const apiKey = await registerDevice(replicas.a, 'fo-witness', `user:${ALICE}`, alice);
+    const witness = await connectRuntimeStub({ port: b.tunnelPort, ca: replicas.a.tunnel!.caFile, apiKey });
+    try {
+      await eventually('A to hear the new B', async () => (await replicas.a.api.get('/devices/fo-witness/status', alice)).body.status === 'online');
+      // B's old entry for the stranded device (whose runtime cannot reach the new B) was released.
+      for (const api of [replicas.a.api, b.api]) expect((await api.get(`/devices/${STRANDED}/status`, alice)).body).toMatchObject({ status: 'offline', health: 'unreachable' });
+    } finally {
+      witness.close();
+    }
+  });
+
+  it('SIGTERM of B: its tunnels close telling why, B stops cleanly, and its runtimes move to A through the balancer', async () => {
+    const deviceId = 'fo-3';
+    const apiKey = await registerDevice(replicas.a, deviceId, `user:${ALICE}`, alice);
+    const moving = startRuntimeProcess(['run', '--transport', 'tcp', '--tunnel', `127.0.0.1:${balancer.port}`], {
+      HOME: home,
+      SVC_CONFIG_DIR: join(home, 'svc-moving'),
+      SVC_SERVER_URL: replicas.a.url,
+      SVC_CA_FILE: replicas.a.tunnel!.caFile,
+      SVC_API_KEY: apiKey,
+    });
+    try {
+      await moving.waitForLog('tunnel up');
+      await eventually('B to hold fo-3', async () => (await replicas.b.api.get(`/devices/${deviceId}/status`, alice)).body.status === 'online');
+      const after = moving.stderr.length;
+      const stopping = replicas.b.stop();
+      const lost = await moving.waitForLog('tunnel lost', after);
+      expect(String(lost.reason)).toMatch(/shutting down/);
+      await stopping;
+      // A clean stop: Nest re-raises the signal once its shutdown hooks are done.
+      expect(replicas.b.child.exitCode === 0 || replicas.b.child.signalCode === 'SIGTERM').toBe(true);
+      expect(replicas.b.output()).not.toMatch(/"level":"error"/);
+      await moving.waitForLog('tunnel up', after);
+      await eventually('fo-3 online on A', async () => (await replicas.a.api.get(`/devices/${deviceId}/status`, alice)).body.status === 'online');
+      expect((await replicas.a.api.post('/api/exec', { device: deviceId, command: ['echo', 'moved'] }, alice)).body).toMatchObject({ output: 'moved\n', exit_code: 0 });
+    } finally {
+      moving.kill('SIGKILL');
+      await moving.exited;
+    }
   });
 });

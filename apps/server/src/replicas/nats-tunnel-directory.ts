@@ -20,6 +20,8 @@ export const REPLICA_LIVENESS_TTL_MS = 6_000;
 /** Attempts of the compare-and-set in `lost` when other writes keep landing between read and write. */
 const LOST_ATTEMPTS = 5;
 const WRONG_LAST_SEQUENCE = 10071;
+/** On close, how long writes still in flight (the last tunnels' "lost") may take to land. */
+const CLOSE_FLUSH_MS = 2_000;
 
 type StoredEntry =
   | { deviceId: string; state: 'connected'; holder: string; since: string; carrier: TunnelLink['carrier']; carrierNote?: string }
@@ -42,6 +44,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
   private readonly cache = new Map<string, Cached>();
   private stopWatch: (() => void) | null = null;
   private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly takeoverListeners: ((deviceId: string, holder: string, since: Date) => void)[] = [];
   private readonly logger = new Logger('NatsTunnelDirectory');
 
@@ -64,17 +67,28 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     });
     const directory = new NatsTunnelDirectory(kv, liveness);
     directory.stopWatch = await watchBucket(kv, (entry) => directory.apply(entry), (err) => directory.logger.error(`tunnel directory watch: ${err.message}`));
+    await directory.releaseStale(options.replicaId);
     return directory;
   }
 
-  async connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
-    if (this.closed) return;
+  connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
+    return this.write(() => this.put(deviceId, holder, connectedAt, link));
+  }
+
+  lost(deviceId: string, holder: string, at: Date): Promise<void> {
+    return this.write(() => this.markLost(deviceId, holder, at));
+  }
+
+  forget(deviceId: string): Promise<void> {
+    return this.write(() => this.remove(deviceId));
+  }
+
+  private async put(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
     const stored: StoredEntry = { deviceId, state: 'connected', holder, since: connectedAt.toISOString(), carrier: link.carrier, ...(link.carrierNote === undefined ? {} : { carrierNote: link.carrierNote }) };
     this.remember(stored.deviceId, await this.kv.put(keyOf(deviceId), JSON.stringify(stored)), stored);
   }
 
-  async lost(deviceId: string, holder: string, at: Date): Promise<void> {
-    if (this.closed) return;
+  private async markLost(deviceId: string, holder: string, at: Date): Promise<void> {
     const key = keyOf(deviceId);
     for (let attempt = 1; attempt <= LOST_ATTEMPTS; attempt++) {
       const current = await this.kv.get(key);
@@ -92,8 +106,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     this.logger.warn(`device ${deviceId}: its entry kept changing; left as it is`);
   }
 
-  async forget(deviceId: string): Promise<void> {
-    if (this.closed) return;
+  private async remove(deviceId: string): Promise<void> {
     const key = keyOf(deviceId);
     await this.kv.delete(key);
     // The delete answers no revision: read the marker it left, so this replica's copy forgets at once.
@@ -122,11 +135,36 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     return peerAddress === null ? null : { holder: entry.holder, peerAddress, carrier: entry.carrier };
   }
 
-  /** Stops watching and withdraws this replica's heartbeat; later writes are dropped (the others already read its tunnels lost). */
+  /**
+   * Lets the writes in flight land (the last tunnels' "lost"), then stops watching and withdraws
+   * this replica's heartbeat; later writes are dropped (the others read its tunnels lost anyway).
+   */
   async close(): Promise<void> {
     this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_FLUSH_MS)))]);
+    clearTimeout(timer);
     this.stopWatch?.();
     await this.liveness.stop();
+  }
+
+  private write(work: () => Promise<void>): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const running = work();
+    this.inFlight.add(running);
+    void running.catch(() => undefined).finally(() => this.inFlight.delete(running));
+    return running;
+  }
+
+  /**
+   * Entries this replica id left "connected" in an earlier life (killed, or stopped before NATS
+   * took its last writes): it holds no tunnel yet, so they are lost, not online again.
+   */
+  private async releaseStale(replicaId: string): Promise<void> {
+    const now = new Date();
+    const stale = [...this.cache].filter(([, cached]) => cached.entry?.state === 'connected' && cached.entry.holder === replicaId).map(([deviceId]) => deviceId);
+    for (const deviceId of stale) await this.markLost(deviceId, replicaId, now);
+    if (stale.length > 0) this.logger.log(`marked ${stale.length} tunnel(s) left from this replica's previous run lost`);
   }
 
   private locationOf(entry: StoredEntry): TunnelLocation {

@@ -1,4 +1,4 @@
-import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
 import type { ReplicasConfig } from '../config/server-config';
 import { NatsReplicaEvents } from './nats-replica-events';
@@ -10,9 +10,10 @@ import { peerKey } from './peer-key';
 /**
  * This replica's connection to NATS and what lives on it: the shared tunnel directory (and its
  * heartbeat), the events between replicas, and the peer hop's outgoing connections. Started before the application takes traffic, so the directory's copy is complete
- * when the first listing asks; closed after the tunnels, withdrawing this replica's heartbeat.
+ * when the first listing asks; closed after the tunnels (ReplicaShutdown), withdrawing this
+ * replica's heartbeat.
  */
-export class ReplicaBus implements OnApplicationShutdown {
+export class ReplicaBus {
   private readonly logger = new Logger('Replicas');
 
   private constructor(
@@ -44,7 +45,7 @@ export class ReplicaBus implements OnApplicationShutdown {
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async close(): Promise<void> {
     this.connections.close();
     this.events.close();
     await this.directory.close();

@@ -4,6 +4,7 @@ import { SHARED_TUNNEL_DIRECTORY } from '../relay/tunnel-directory';
 import { PeerSessions } from '../relay/tunnel-ports';
 import { TunnelStateModule } from '../relay/tunnel-state.module';
 import { PeerListener } from './peer-listener';
+import { ReplicaShutdown } from './replica-shutdown';
 import { ReplicaBus } from './replica-bus';
 import { ReplicaEvents } from './replica-events';
 
@@ -31,6 +32,7 @@ export class ReplicasModule {
         { provide: ReplicaEvents, useFactory: (bus: ReplicaBus) => bus.events, inject: [ReplicaBus] },
         { provide: PeerSessions, useFactory: (bus: ReplicaBus) => bus.peers, inject: [ReplicaBus] },
         PeerListener,
+        ReplicaShutdown,
       ],
       exports: [ReplicaBus, SHARED_TUNNEL_DIRECTORY, ReplicaEvents, PeerSessions],
     };
