@@ -23,6 +23,7 @@ import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
 import { registerDevice } from './fixtures/test-server';
 import { peerClientTls, peerKey } from '../apps/server/src/replicas/peer-key';
 import { PEER_HEADERS } from '../apps/server/src/replicas/peer-protocol';
+import { PEER_OPEN_TIMEOUT_MS } from '../apps/server/src/replicas/peer-tunnel-session';
 
 const ALICE = 'alice@replica-peer.test';
 const MALLORY = 'mallory@replica-peer.test';
@@ -105,6 +106,25 @@ describe('replicas on NATS: the peer hop', () => {
   it('keeps the order local tunnel, then peer, then 503 DEVICE_OFFLINE; a caller without access is told "not found" on A', async () => {
     expect((await exec('a', alice, OFFLINE, ['true'])).body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
     expect((await exec('a', mallory, DEVICE, ['true'])).body).toMatchObject({ statusCode: 404, code: 'DEVICE_NOT_FOUND' });
+  });
+
+  it('a partition A ↛ B (B stopped with SIGSTOP): A answers 503 within the peer timeout, and serves the device again once B is back', async () => {
+    // A's connection to B is open (this exec), and the stopped B answers nothing on it.
+    expect((await exec('a', alice, DEVICE, ['true'])).status).toBe(200);
+    replicas.b.child.kill('SIGSTOP');
+    try {
+      const started = Date.now();
+      const answer = await exec('a', alice, DEVICE, ['true']);
+      expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+      expect(Date.now() - started).toBeLessThan(PEER_OPEN_TIMEOUT_MS + 10_000);
+    } finally {
+      replicas.b.child.kill('SIGCONT');
+    }
+    const back = await eventually('exec through A to work again', async () => {
+      const answer = await exec('a', alice, DEVICE, ['echo', 'again']);
+      return answer.status === 200 && answer;
+    });
+    expect(back.body).toMatchObject({ output: 'again\n', exit_code: 0 });
   });
 
   describe('the peer listener refuses anything but a replica', () => {

@@ -28,6 +28,13 @@ export class PeerConnections {
     return session;
   }
 
+  /** Drops the connection to a peer that stopped answering; the next stream dials again. */
+  drop(address: string): void {
+    const session = this.sessions.get(address);
+    this.sessions.delete(address);
+    void session?.then((s) => s.destroy(), () => undefined);
+  }
+
   close(): void {
     for (const session of this.sessions.values()) void session.then((s) => s.close(), () => undefined);
     this.sessions.clear();

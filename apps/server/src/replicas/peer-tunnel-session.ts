@@ -4,6 +4,13 @@ import { deviceRefusal } from '../relay/device-error';
 import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../relay/tunnel-carrier';
 import type { TunnelLink } from '../relay/tunnel-directory';
 import type { PeerConnections } from './peer-connections';
+
+/**
+ * The holder answers a stream's opening (its own tunnel's answer, or its refusal) within this
+ * long, or the peer counts as unreachable (a partition, a stopped process): DEVICE_OFFLINE, and
+ * the connection is dropped so the next stream dials afresh.
+ */
+export const PEER_OPEN_TIMEOUT_MS = 5_000;
 import { deviceFields, PEER_HEADERS } from './peer-protocol';
 
 /**
@@ -46,7 +53,10 @@ export class PeerTunnelSession implements TunnelSession {
       stream.once('trailers', (fields: StreamFields) => resolve(deviceFields(fields)));
       stream.once('close', () => resolve({}));
     });
-    const headers = await responseHeaders(stream);
+    const headers = await responseHeaders(stream, () => {
+      resetStream(stream);
+      this.connections.drop(this.remoteAddress);
+    });
     const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
     if (headers[PEER_HEADERS.refusal] === 'DEVICE_OFFLINE') {
       resetStream(stream);
@@ -70,10 +80,15 @@ export class PeerTunnelSession implements TunnelSession {
   onClosed(): void {}
 }
 
-/** The holder's response headers; a stream that fails or closes first means the hop is gone. */
-function responseHeaders(stream: ClientHttp2Stream): Promise<StreamFields> {
+/** The holder's response headers; a stream that fails, closes or times out first means the hop is gone. */
+function responseHeaders(stream: ClientHttp2Stream, timedOut: () => void): Promise<StreamFields> {
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => settle(() => {
+      timedOut();
+      reject(new DeviceOfflineError());
+    }), PEER_OPEN_TIMEOUT_MS);
     const settle = (outcome: () => void) => {
+      clearTimeout(timer);
       stream.off('response', onResponse);
       stream.off('error', onGone);
       stream.off('close', onGone);
