@@ -120,10 +120,12 @@ describe('replicas on NATS: the peer hop', () => {
     } finally {
       replicas.b.child.kill('SIGCONT');
     }
+    let last: unknown;
     const back = await eventually('exec through A to work again', async () => {
       const answer = await exec('a', alice, DEVICE, ['echo', 'again']);
+      last = answer.body;
       return answer.status === 200 && answer;
-    });
+    }, { describe: () => `last answer: ${JSON.stringify(last)}; B: ${replicas.b.output().slice(-1500)}` });
     expect(back.body).toMatchObject({ output: 'again\n', exit_code: 0 });
   });
 

@@ -74,7 +74,7 @@ export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdo
 
 /** The holder's own refusal (DEVICE_OFFLINE: it no longer holds the device), or the device's, as `{code, message}`. */
 function refuse(stream: ServerHttp2Stream, status: number, error: DomainError): void {
-  if (stream.destroyed || stream.headersSent) return;
+  if (stream.destroyed || stream.closed || stream.headersSent) return;
   const offline = error instanceof DeviceOfflineError;
   stream.respond({ [h2.HTTP2_HEADER_STATUS]: offline ? 503 : status, 'content-type': 'application/json', ...(offline ? { [PEER_HEADERS.refusal]: error.code } : {}) });
   stream.end(JSON.stringify({ code: error.code, message: error.message }));
@@ -83,8 +83,12 @@ function refuse(stream: ServerHttp2Stream, status: number, error: DomainError): 
 /** Device → peer with the device's trailers at the end; peer → device, ending with the caller's trailers when it sends them. */
 function splice(stream: ServerHttp2Stream, upstream: TunnelStream, requestTrailers: boolean): void {
   let answerTrailers: StreamFields = {};
+  // The caller may have given up while the device's stream opened (its open timeout, a reset).
+  if (stream.destroyed || stream.closed) return upstream.abort();
   stream.respond({ [h2.HTTP2_HEADER_STATUS]: 200, ...deviceFields(upstream.headers) }, { waitForTrailers: true });
-  stream.on('wantTrailers', () => stream.sendTrailers(deviceFields(answerTrailers)));
+  stream.on('wantTrailers', () => {
+    if (!stream.destroyed) stream.sendTrailers(deviceFields(answerTrailers));
+  });
   upstream.body.on('error', () => resetStream(stream));
   upstream.body.once('end', () => {
     void upstream.trailers.then((fields) => {
