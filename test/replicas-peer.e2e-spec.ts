@@ -24,6 +24,7 @@ import { registerDevice } from './fixtures/test-server';
 import { peerClientTls, peerKey } from '../apps/server/src/replicas/peer-key';
 import { PEER_HEADERS } from '../apps/server/src/replicas/peer-protocol';
 import { PEER_OPEN_TIMEOUT_MS } from '../apps/server/src/replicas/peer-tunnel-session';
+import { PEER_DEAD_AFTER_MS } from '../apps/server/src/replicas/peer-connections';
 
 const ALICE = 'alice@replica-peer.test';
 const MALLORY = 'mallory@replica-peer.test';
@@ -127,6 +128,22 @@ describe('replicas on NATS: the peer hop', () => {
       return answer.status === 200 && answer;
     }, { describe: () => `last answer: ${JSON.stringify(last)}; B: ${replicas.b.output().slice(-1500)}` });
     expect(back.body).toMatchObject({ output: 'again\n', exit_code: 0 });
+  });
+
+  it('a partition mid-stream (B stopped while an exec runs through A): the caller gets a clean error within the peer keep-alive, not a hang', async () => {
+    const inFlight = exec('a', alice, DEVICE, ['sh', '-c', 'echo started; sleep 60']);
+    const mark = replicas.b.output().length;
+    await eventually('the exec to reach B', () => replicas.b.output().slice(mark).includes(`peer stream exec on device ${DEVICE}`));
+    replicas.b.child.kill('SIGSTOP');
+    try {
+      const stoppedAt = Date.now();
+      const answer = await inFlight;
+      expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+      expect(Date.now() - stoppedAt).toBeLessThan(PEER_DEAD_AFTER_MS + 10_000);
+    } finally {
+      replicas.b.child.kill('SIGCONT');
+    }
+    await eventually('exec through A to work again', async () => (await exec('a', alice, DEVICE, ['true'])).status === 200);
   });
 
   describe('the peer listener refuses anything but a replica', () => {

@@ -4,6 +4,12 @@ import { peerClientTls } from './peer-key';
 
 /** A peer that does not complete the TLS-PSK handshake within this long is unreachable for this stream. */
 export const PEER_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * Each open connection is pinged this often; one whose ping goes unanswered for PEER_DEAD_AFTER_MS
+ * (a partition, a stopped process) is destroyed, failing its streams, instead of leaving them hanging.
+ */
+const PEER_PING_MS = 2_000;
+export const PEER_DEAD_AFTER_MS = 5_000;
 
 /**
  * One HTTP/2 connection per other replica's peer address, opened on first use and reused by every
@@ -54,6 +60,7 @@ export class PeerConnections {
         clearTimeout(timer);
         session.off('error', fail);
         session.on('error', () => undefined);
+        keepAlive(session);
         resolve(session);
       });
       session.once('error', fail);
@@ -65,4 +72,23 @@ function splitAddress(address: string): { host: string; port: number } {
   const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address);
   if (!match) throw new Error(`peer address "${address}" is not host:port`);
   return { host: match[1], port: Number(match[2]) };
+}
+
+function keepAlive(session: ClientHttp2Session): void {
+  let answeredAt = Date.now();
+  const beat = setInterval(() => {
+    if (Date.now() - answeredAt > PEER_DEAD_AFTER_MS) {
+      session.destroy(new Error(`peer silent for ${PEER_DEAD_AFTER_MS} ms`));
+      return;
+    }
+    try {
+      session.ping((err) => {
+        if (!err) answeredAt = Date.now();
+      });
+    } catch {
+      // Too many pings in flight (the peer answers none): the deadline above decides.
+    }
+  }, PEER_PING_MS);
+  beat.unref();
+  session.once('close', () => clearInterval(beat));
 }
