@@ -22,6 +22,7 @@ import { GatewayModule } from './gateway/gateway.module';
 import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
+import { ReplicasModule } from './replicas/replicas.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -43,6 +44,8 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         ...StorageModule.connection(config.storage),
         StorageModule,
+        // NATS_URL: the tunnel directory (and events) shared with the other replicas.
+        ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
         AuthenticationModule,
         AuthorizationModule,

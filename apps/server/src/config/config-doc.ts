@@ -14,6 +14,7 @@ const GROUPS = [
   'Administration and users',
   'Retention and limits',
   'Mode, logging and data',
+  'Replicas',
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -53,6 +54,10 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   staging: 'Mode, logging and data',
   logLevel: 'Mode, logging and data',
   dataDir: 'Mode, logging and data',
+  natsUrl: 'Replicas',
+  peerPort: 'Replicas',
+  peerAddress: 'Replicas',
+  replicaId: 'Replicas',
 };
 
 export function renderConfigurationDoc(): string {

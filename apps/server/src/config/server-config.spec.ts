@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables, v } from '@svc/common';
 import { loadServerConfig, ServerConfig } from './server-config';
@@ -44,6 +44,8 @@ mkdirSync(KEPT_DIR);
 writeFileSync(join(KEPT_DIR, 'server-secret'), 'kept-from-an-earlier-start\n', { mode: 0o600 });
 writeFileSync(SECRET_FILE, '  from-a-file\n');
 const secretOf = (c: ServerConfig) => c.serverSecret.toString('utf8');
+
+const REPLICAS: Env = { NATS_URL: 'nats://nats:4222' };
 
 const ROWS: Row[] = [
   {
@@ -115,6 +117,18 @@ const ROWS: Row[] = [
   { name: 'REGISTRATION_RATE_LIMIT', read: (c) => c.registrationRateLimit, unset: 30, good: [['100000', 100000]], bad: [...INT_BAD, '100001'] },
   { name: 'MAX_PENDING_REGISTRATIONS', read: (c) => c.maxPendingPerScope, unset: 100, good: [['5', 5]], bad: INT_BAD },
   { name: 'MAX_PENDING_REGISTRATIONS_PER_SOURCE', read: (c) => c.maxPendingPerSource, unset: 10, good: [['3', 3]], bad: INT_BAD },
+  { name: 'NATS_URL', read: (c) => c.replicas?.natsUrl ?? null, unset: null, good: [['nats://nats:4222', 'nats://nats:4222'], ['tls://u:p@nats.example.com:4222', 'tls://u:p@nats.example.com:4222']], bad: ['localhost:4222', 'http://nats:4222', 'not a url'] },
+  { name: 'PEER_PORT', env: REPLICAS, read: (c) => c.replicas?.peerPort, unset: 8087, good: [['9000', 9000]], bad: PORT_BAD },
+  {
+    name: 'PEER_ADDRESS',
+    env: REPLICAS,
+    read: (c) => c.replicas?.peerAddress,
+    unset: `${hostname()}:8087`,
+    good: [['replica-a.internal', 'replica-a.internal:8087'], ['10.0.0.7', '10.0.0.7:8087'], ['fd00::7', '[fd00::7]:8087']],
+    bad: ['replica-a:8087', 'http://x'],
+  },
+  // Unset: a fresh UUID at each start.
+  { name: 'REPLICA_ID', read: (c) => (/^[0-9a-f-]{36}$/.test(c.replicaId) ? 'a generated uuid' : c.replicaId), unset: 'a generated uuid', good: [['replica-a', 'replica-a']], bad: ['two words', 'x'.repeat(65)] },
 ];
 
 function secretFile(dir: string, content: string, name = `secret-${Math.random().toString(36).slice(2)}`): string {

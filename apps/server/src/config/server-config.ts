@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, parseVariables } from '@svc/common';
 import type { LogLevel } from '../logging/log-level';
@@ -8,6 +11,14 @@ import { configuredServerSecret, loadOrCreateServerSecret, SERVER_SECRET_FILE_NA
 export type StorageConfig =
   | { kind: 'embedded'; file: string }
   | { kind: 'mongo'; uri: string; dbName: string; user?: string; password?: string };
+
+/** Several replicas share one NATS (NATS_URL set): the directory, the events and the peer hop. */
+export interface ReplicasConfig {
+  natsUrl: string;
+  peerPort: number;
+  /** What the other replicas dial: PEER_ADDRESS (or this host's name) and PEER_PORT. */
+  peerAddress: string;
+}
 
 export interface ServerConfig {
   staging: boolean;
@@ -46,6 +57,10 @@ export interface ServerConfig {
   registrationRateLimit: number;
   maxPendingPerScope: number;
   maxPendingPerSource: number;
+  /** REPLICA_ID, or one generated at start: names this process in the tunnel directory. */
+  replicaId: string;
+  /** Null without NATS_URL: one server process, as without replicas. */
+  replicas: ReplicasConfig | null;
 }
 
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
@@ -114,5 +129,11 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     registrationRateLimit: raw.registrationRateLimit,
     maxPendingPerScope: raw.maxPendingPerScope,
     maxPendingPerSource: raw.maxPendingPerSource,
+    replicaId: raw.replicaId ?? randomUUID(),
+    replicas: raw.natsUrl ? { natsUrl: raw.natsUrl, peerPort: raw.peerPort, peerAddress: hostAndPort(raw.peerAddress ?? hostname(), raw.peerPort) } : null,
   };
+}
+
+function hostAndPort(host: string, port: number): string {
+  return isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
 }

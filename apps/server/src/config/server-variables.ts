@@ -102,4 +102,19 @@ export const SERVER_VARIABLES = {
   registrationRateLimit: v.integer('REGISTRATION_RATE_LIMIT', 'Device registration requests accepted per source address per minute.', 30, 1, 100000),
   maxPendingPerScope: v.integer('MAX_PENDING_REGISTRATIONS', 'Pending registration requests kept per requested owner scope.', 100, 1, 100000),
   maxPendingPerSource: v.integer('MAX_PENDING_REGISTRATIONS_PER_SOURCE', 'Pending registration requests kept per requested owner scope from one source address, so one address cannot use up an owner\'s MAX_PENDING_REGISTRATIONS.', 10, 1, 100000),
+  natsUrl: v.url(
+    'NATS_URL',
+    'NATS server (with JetStream, `nats-server -js`) that several server replicas share: the directory of which replica holds each device\'s tunnel, and the events between replicas. Unset: one server process, with everything in that process.',
+    'unset (one server process)',
+    ['nats', 'tls'],
+  ),
+  peerPort: v.port('PEER_PORT', 'Port of the internal peer listener, on which the other replicas (only they) reach the devices this replica holds; used when `NATS_URL` is set. Never expose it publicly.', 8087),
+  peerAddress: optional(
+    v.host('PEER_ADDRESS', 'Host name or address the other replicas dial to reach this replica\'s peer listener (on `PEER_PORT`); used when `NATS_URL` is set.', 'localhost'),
+    'this machine\'s host name',
+  ),
+  replicaId: optional(
+    v.matching('REPLICA_ID', 'Names this server replica in the tunnel directory and in logs; unique among the replicas sharing a `NATS_URL`.', 'generated', /^[A-Za-z0-9_-]{1,64}$/, '1-64 letters, digits, "_" or "-"'),
+    'generated at each start',
+  ),
 };

@@ -1,15 +1,26 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { ReplicaEvents } from '../replicas/replica-events';
 
 /**
  * "A device's desired state may have changed": said by whatever committed the change (a REST
  * route, a rollback report), heard by the deployment channel of that device if this process holds
- * it. Other replicas learn it from the head's revision (DeploymentChannels' poll).
+ * it. Other replicas hear it through ReplicaEvents when replicas share NATS, and in any case
+ * from the head's revision (DeploymentChannels' poll).
  */
 @Injectable()
 export class DeploymentChanges {
   private readonly listeners = new Set<(deviceId: string) => void>();
 
+  constructor(@Optional() private readonly events?: ReplicaEvents) {
+    events?.subscribe('deployment.changed', ({ deviceId }) => this.tell(deviceId));
+  }
+
   changed(deviceId: string): void {
+    this.tell(deviceId);
+    this.events?.publish('deployment.changed', { deviceId });
+  }
+
+  private tell(deviceId: string): void {
     for (const listener of this.listeners) listener(deviceId);
   }
 

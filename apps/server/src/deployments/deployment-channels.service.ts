@@ -12,7 +12,7 @@ import { ReportFreshness } from './report-freshness';
 /**
  * How often the heads of the devices whose channels this process holds are compared with what
  * was sent: a change committed by another replica reaches the device within this time. (Changes
- * made here are sent at once; a replica bus will carry the others' too.)
+ * made here are sent at once, and so are the others' when replicas share NATS: ReplicaEvents.)
  */
 export const HEAD_POLL_MS = 3_000;
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
 import { RevocationsRepository } from './revocations.repository';
 import type { RevocationRecord } from '../storage/records';
 import type { RevocationFeed } from '../relay/tunnel-ports';
+import { ReplicaEvents } from '../replicas/replica-events';
 
 type RevocationListener = (deviceId: string) => void | Promise<void>;
 
@@ -23,7 +24,8 @@ const REVOCATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /**
  * A device's API key stops being valid when the device is removed or re-keyed. The decision is
  * written to storage (so every replica learns it) and announced to this process's listeners at
- * once (the relay closes the device's live tunnel). Other replicas pick it up in `sweep`.
+ * once (the relay closes the device's live tunnel). Other replicas hear it at once through
+ * ReplicaEvents when replicas share NATS, and in any case pick it up in `sweep`.
  */
 @Injectable()
 export class DeviceRevocations implements RevocationFeed {
@@ -40,8 +42,10 @@ export class DeviceRevocations implements RevocationFeed {
   constructor(
     private readonly revocations: RevocationsRepository,
     private readonly clock: Clock,
+    @Optional() private readonly events?: ReplicaEvents,
   ) {
     this.previousSweep = clock.now().getTime();
+    events?.subscribe('device.revoked', (heard) => void this.announce(heard.id, heard.deviceId, Date.parse(heard.revokedAt)));
   }
 
   onRevoked(listener: RevocationListener): void {
@@ -50,8 +54,9 @@ export class DeviceRevocations implements RevocationFeed {
 
   async revoked(device: { id: string; apiKeyHash: string }, reason: RevocationRecord['reason']): Promise<void> {
     const now = this.clock.now();
+    const id = randomUUID();
     await this.revocations.insert({
-      id: randomUUID(),
+      id,
       deviceId: device.id,
       apiKeyHash: device.apiKeyHash,
       reason,
@@ -59,6 +64,7 @@ export class DeviceRevocations implements RevocationFeed {
       revokedAt: now,
       expiresAt: new Date(now.getTime() + REVOCATION_TTL_MS),
     });
+    this.events?.publish('device.revoked', { id, deviceId: device.id, revokedAt: now.toISOString() });
     await this.notify(device.id);
   }
 
@@ -80,10 +86,7 @@ export class DeviceRevocations implements RevocationFeed {
     for (;;) {
       const page = await this.revocations.writtenByOthersFrom(from, this.origin, REVOCATION_SWEEP_PAGE);
       const unseen = page.filter((record) => !this.announced.has(record.id));
-      for (const record of unseen) {
-        this.announced.set(record.id, record.revokedAt.getTime());
-        await this.notify(record.deviceId);
-      }
+      for (const record of unseen) await this.announce(record.id, record.deviceId, record.revokedAt.getTime());
       fresh += unseen.length;
       // Pages continue from the last record's instant; a full page of known records means more than a
       // page of them share that instant, and reading on would only return them again.
@@ -93,6 +96,13 @@ export class DeviceRevocations implements RevocationFeed {
     for (const [id, revokedAt] of this.announced) if (revokedAt < windowStart) this.announced.delete(id);
     this.previousSweep = Math.max(this.previousSweep, startedAt);
     return fresh;
+  }
+
+  /** Acts once on another replica's revocation, whether heard as an event or found by the sweep. */
+  private async announce(id: string, deviceId: string, revokedAt: number): Promise<void> {
+    if (this.announced.has(id)) return;
+    this.announced.set(id, revokedAt);
+    await this.notify(deviceId);
   }
 
   private async notify(deviceId: string): Promise<void> {

@@ -22,7 +22,19 @@ export abstract class TunnelDirectory {
   abstract forget(deviceId: string): Promise<void>;
   /** Locations of the devices asked; a device never seen has no entry. */
   abstract locate(deviceIds: readonly string[]): Promise<Map<string, TunnelLocation>>;
+  /**
+   * Tells `listener` when another holder has taken a device over (its runtime connected there
+   * at `since`), so a holder that missed its own tunnel's end closes it. Only a shared directory
+   * sees other holders: the in-process one never calls it.
+   */
+  onTakenOver(_listener: (deviceId: string, holder: string, since: Date) => void): void {}
 }
+
+/**
+ * Provided (by the composition root) when replicas share a directory; without it each process
+ * keeps its own InProcessTunnelDirectory. A token, so the tunnel folder names no adapter.
+ */
+export const SHARED_TUNNEL_DIRECTORY = Symbol('SHARED_TUNNEL_DIRECTORY');
 
 export class InProcessTunnelDirectory extends TunnelDirectory {
   private readonly entries = new Map<string, TunnelLocation>();

@@ -1,4 +1,5 @@
 import type { TLSSocket } from 'node:tls';
+import type { TunnelSession } from './tunnel-carrier';
 
 /**
  * What the tunnel needs from the rest of the server, as ports: the tunnel folder imports no
@@ -26,4 +27,12 @@ export abstract class ClientStreamAcceptor {
 export interface TunnelPresenceListener {
   connected(deviceId: string): void;
   disconnected(deviceId: string): void;
+}
+
+/**
+ * Sessions toward devices whose tunnel another replica holds (the peer hop). Provided only when
+ * replicas share a directory; asked after this process's own tunnels, before DEVICE_OFFLINE.
+ */
+export abstract class PeerSessions {
+  abstract sessionFor(deviceId: string): TunnelSession | undefined;
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DeviceOfflineError } from '@svc/common';
 import { Clock } from '../common/clock';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { TunnelSession } from './tunnel-carrier';
 import { TunnelDirectory } from './tunnel-directory';
-import type { TunnelPresenceListener } from './tunnel-ports';
+import { PeerSessions, type TunnelPresenceListener } from './tunnel-ports';
 
 /**
  * The tunnels this process holds: device id → live session. Registering a device that already has
@@ -14,9 +15,10 @@ import type { TunnelPresenceListener } from './tunnel-ports';
  */
 @Injectable()
 export class TunnelRegistry {
-  /** Names this process in the tunnel directory. */
-  readonly holder = randomUUID();
+  /** Names this process in the tunnel directory (REPLICA_ID). */
+  readonly holder: string;
   private readonly live = new Map<string, TunnelSession>();
+  private readonly registeredAt = new WeakMap<TunnelSession, Date>();
   private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
   private readonly presenceListeners: TunnelPresenceListener[] = [];
   private readonly logger = new Logger('TunnelRegistry');
@@ -24,7 +26,12 @@ export class TunnelRegistry {
   constructor(
     private readonly directory: TunnelDirectory,
     private readonly clock: Clock,
-  ) {}
+    @Optional() @Inject(SERVER_CONFIG) config?: ServerConfig,
+    @Optional() private readonly peers?: PeerSessions,
+  ) {
+    this.holder = config?.replicaId ?? randomUUID();
+    directory.onTakenOver((deviceId, holder, since) => this.takenOver(deviceId, holder, since));
+  }
 
   register(session: TunnelSession): void {
     const { deviceId } = session;
@@ -32,7 +39,9 @@ export class TunnelRegistry {
     this.live.set(deviceId, session);
     session.onClosed((reason) => this.closed(session, reason));
     const link = { carrier: session.carrier, ...(session.runtime.carrier_note === undefined ? {} : { carrierNote: session.runtime.carrier_note }) };
-    this.report(this.directory.connected(deviceId, this.holder, this.clock.now(), link));
+    const now = this.clock.now();
+    this.registeredAt.set(session, now);
+    this.report(this.directory.connected(deviceId, this.holder, now, link));
     for (const listener of this.presenceListeners) listener.connected(deviceId);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
     for (const listener of this.registeredListeners) {
@@ -60,9 +69,12 @@ export class TunnelRegistry {
     return this.live.get(deviceId);
   }
 
-  /** The live session or DEVICE_OFFLINE: what every operation asks before opening a stream. */
+  /**
+   * What every operation asks before opening a stream: this process's live session, else one
+   * through the replica that holds the device (peer hop), else DEVICE_OFFLINE.
+   */
   require(deviceId: string): TunnelSession {
-    const session = this.live.get(deviceId);
+    const session = this.live.get(deviceId) ?? this.peers?.sessionFor(deviceId);
     if (!session) throw new DeviceOfflineError();
     return session;
   }
@@ -91,6 +103,17 @@ export class TunnelRegistry {
     this.report(this.directory.lost(session.deviceId, this.holder, this.clock.now()));
     for (const listener of this.presenceListeners) listener.disconnected(session.deviceId);
     this.logger.log(`tunnel down: device ${session.deviceId} (${reason})`);
+  }
+
+  /**
+   * The device's runtime connected to another replica at `since`: a tunnel held here from before
+   * then is stale (e.g. half-open). One registered here later is newer and stays.
+   */
+  private takenOver(deviceId: string, holder: string, since: Date): void {
+    const session = this.live.get(deviceId);
+    if (!session || holder === this.holder || since <= this.registeredAt.get(session)!) return;
+    this.logger.log(`device ${deviceId} is now held by replica ${holder}: closing the tunnel held here`);
+    void session.close('the device connected to another replica');
   }
 
   private report(work: Promise<void>): void {

@@ -1,13 +1,21 @@
 import { Module } from '@nestjs/common';
-import { InProcessTunnelDirectory, TunnelDirectory } from './tunnel-directory';
+import { InProcessTunnelDirectory, SHARED_TUNNEL_DIRECTORY, TunnelDirectory } from './tunnel-directory';
 import { TunnelRegistry } from './tunnel-registry.service';
 
 /**
  * Who is connected: the tunnels this process holds and the directory of every device's tunnel.
  * Free of feature imports; the operations that open streams (and devices' presence) import it.
+ * The directory is the replicas' shared one when a global module provides SHARED_TUNNEL_DIRECTORY.
  */
 @Module({
-  providers: [TunnelRegistry, { provide: TunnelDirectory, useClass: InProcessTunnelDirectory }],
+  providers: [
+    TunnelRegistry,
+    {
+      provide: TunnelDirectory,
+      useFactory: (shared?: TunnelDirectory) => shared ?? new InProcessTunnelDirectory(),
+      inject: [{ token: SHARED_TUNNEL_DIRECTORY, optional: true }],
+    },
+  ],
   exports: [TunnelRegistry, TunnelDirectory],
 })
 export class TunnelStateModule {}

@@ -1,0 +1,203 @@
+import { Logger } from '@nestjs/common';
+import type { KV, KvEntry, NatsConnection } from 'nats';
+import { TunnelDirectory, type TunnelLink, type TunnelLocation } from '../relay/tunnel-directory';
+import { watchBucket } from './kv-watch';
+import { ReplicaLiveness } from './replica-liveness';
+
+export interface NatsTunnelDirectoryOptions {
+  replicaId: string;
+  /** What the other replicas dial to reach this one's peer listener. */
+  peerAddress: string;
+  /** Prefix of the KV buckets; replicas that share a fleet share it. */
+  namespace?: string;
+  heartbeatMs?: number;
+  livenessTtlMs?: number;
+}
+
+/** How often a replica says it is alive, and how long the others wait before counting it (and its tunnels) gone. */
+export const REPLICA_HEARTBEAT_MS = 2_000;
+export const REPLICA_LIVENESS_TTL_MS = 6_000;
+/** Attempts of the compare-and-set in `lost` when other writes keep landing between read and write. */
+const LOST_ATTEMPTS = 5;
+const WRONG_LAST_SEQUENCE = 10071;
+/** On close, how long writes still in flight (the last tunnels' "lost") may take to land. */
+const CLOSE_FLUSH_MS = 2_000;
+
+type StoredEntry =
+  | { deviceId: string; state: 'connected'; holder: string; since: string; carrier: TunnelLink['carrier']; carrierNote?: string }
+  | { deviceId: string; state: 'lost'; since: string };
+
+interface Cached {
+  revision: number;
+  /** Null: deleted at this revision (kept, so an older write arriving late cannot bring it back). */
+  entry: StoredEntry | null;
+}
+
+/**
+ * The tunnel directory on NATS JetStream KV: one entry per device (holder, since, carrier). Every
+ * replica keeps a copy fed by a watch of the bucket, so `locate` never waits on the bus; a write
+ * is applied to the writer's copy at once. "Lost" is a compare-and-set on the entry's revision, so
+ * a replica that lost a device cannot overwrite the newer holder's entry. A holder that stopped
+ * heart-beating (ReplicaLiveness) reads lost, since it was last heard from.
+ */
+export class NatsTunnelDirectory extends TunnelDirectory {
+  private readonly cache = new Map<string, Cached>();
+  private stopWatch: (() => void) | null = null;
+  private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly takeoverListeners: ((deviceId: string, holder: string, since: Date) => void)[] = [];
+  private readonly logger = new Logger('NatsTunnelDirectory');
+
+  private constructor(
+    private readonly kv: KV,
+    readonly liveness: ReplicaLiveness,
+  ) {
+    super();
+  }
+
+  static async open(nc: NatsConnection, options: NatsTunnelDirectoryOptions): Promise<NatsTunnelDirectory> {
+    const namespace = options.namespace ?? 'svc';
+    const kv = await nc.jetstream().views.kv(`${namespace}_tunnels`, { history: 1 });
+    const liveness = await ReplicaLiveness.start(nc, {
+      bucket: `${namespace}_replicas`,
+      replicaId: options.replicaId,
+      peerAddress: options.peerAddress,
+      heartbeatMs: options.heartbeatMs ?? REPLICA_HEARTBEAT_MS,
+      ttlMs: options.livenessTtlMs ?? REPLICA_LIVENESS_TTL_MS,
+    });
+    const directory = new NatsTunnelDirectory(kv, liveness);
+    directory.stopWatch = await watchBucket(kv, (entry) => directory.apply(entry), (err) => directory.logger.error(`tunnel directory watch: ${err.message}`));
+    await directory.releaseStale(options.replicaId);
+    return directory;
+  }
+
+  connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
+    return this.write(() => this.put(deviceId, holder, connectedAt, link));
+  }
+
+  lost(deviceId: string, holder: string, at: Date): Promise<void> {
+    return this.write(() => this.markLost(deviceId, holder, at));
+  }
+
+  forget(deviceId: string): Promise<void> {
+    return this.write(() => this.remove(deviceId));
+  }
+
+  private async put(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
+    const stored: StoredEntry = { deviceId, state: 'connected', holder, since: connectedAt.toISOString(), carrier: link.carrier, ...(link.carrierNote === undefined ? {} : { carrierNote: link.carrierNote }) };
+    this.remember(stored.deviceId, await this.kv.put(keyOf(deviceId), JSON.stringify(stored)), stored);
+  }
+
+  private async markLost(deviceId: string, holder: string, at: Date): Promise<void> {
+    const key = keyOf(deviceId);
+    for (let attempt = 1; attempt <= LOST_ATTEMPTS; attempt++) {
+      const current = await this.kv.get(key);
+      if (!current || current.operation !== 'PUT') return;
+      const entry = current.json<StoredEntry>();
+      if (entry.state !== 'connected' || entry.holder !== holder) return;
+      const stored: StoredEntry = { deviceId, state: 'lost', since: at.toISOString() };
+      try {
+        this.remember(deviceId, await this.kv.update(key, JSON.stringify(stored), current.revision), stored);
+        return;
+      } catch (err) {
+        if ((err as { api_error?: { err_code?: number } }).api_error?.err_code !== WRONG_LAST_SEQUENCE) throw err;
+      }
+    }
+    this.logger.warn(`device ${deviceId}: its entry kept changing; left as it is`);
+  }
+
+  private async remove(deviceId: string): Promise<void> {
+    const key = keyOf(deviceId);
+    await this.kv.delete(key);
+    // The delete answers no revision: read the marker it left, so this replica's copy forgets at once.
+    const marker = await this.kv.get(key);
+    if (marker && marker.operation !== 'PUT') this.remember(deviceId, marker.revision, null);
+  }
+
+  async locate(deviceIds: readonly string[]): Promise<Map<string, TunnelLocation>> {
+    const found = new Map<string, TunnelLocation>();
+    for (const id of deviceIds) {
+      const entry = this.cache.get(id)?.entry;
+      if (entry) found.set(id, this.locationOf(entry));
+    }
+    return found;
+  }
+
+  override onTakenOver(listener: (deviceId: string, holder: string, since: Date) => void): void {
+    this.takeoverListeners.push(listener);
+  }
+
+  /** Where to reach a device another live replica holds (its peer address), from this replica's copy; null otherwise. */
+  peerHolding(deviceId: string): { holder: string; peerAddress: string; carrier: TunnelLink['carrier'] } | null {
+    const entry = this.cache.get(deviceId)?.entry;
+    if (entry?.state !== 'connected' || entry.holder === this.liveness.replicaId) return null;
+    const peerAddress = this.liveness.peerAddressOf(entry.holder);
+    return peerAddress === null ? null : { holder: entry.holder, peerAddress, carrier: entry.carrier };
+  }
+
+  /**
+   * Lets the writes in flight land (the last tunnels' "lost"), then stops watching and withdraws
+   * this replica's heartbeat; later writes are dropped (the others read its tunnels lost anyway).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_FLUSH_MS)))]);
+    clearTimeout(timer);
+    this.stopWatch?.();
+    await this.liveness.stop();
+  }
+
+  private write(work: () => Promise<void>): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const running = work();
+    this.inFlight.add(running);
+    void running.catch(() => undefined).finally(() => this.inFlight.delete(running));
+    return running;
+  }
+
+  /**
+   * Entries this replica id left "connected" in an earlier life (killed, or stopped before NATS
+   * took its last writes): it holds no tunnel yet, so they are lost, not online again.
+   */
+  private async releaseStale(replicaId: string): Promise<void> {
+    const now = new Date();
+    const stale = [...this.cache].filter(([, cached]) => cached.entry?.state === 'connected' && cached.entry.holder === replicaId).map(([deviceId]) => deviceId);
+    for (const deviceId of stale) await this.markLost(deviceId, replicaId, now);
+    if (stale.length > 0) this.logger.log(`marked ${stale.length} tunnel(s) left from this replica's previous run lost`);
+  }
+
+  private locationOf(entry: StoredEntry): TunnelLocation {
+    if (entry.state === 'lost') return { state: 'lost', since: new Date(entry.since) };
+    const connectedAt = new Date(entry.since);
+    if (!this.liveness.isAlive(entry.holder)) {
+      const heard = this.liveness.lastHeard(entry.holder);
+      return { state: 'lost', since: heard && heard > connectedAt ? heard : connectedAt };
+    }
+    return { state: 'connected', holder: entry.holder, connectedAt, carrier: entry.carrier, ...(entry.carrierNote === undefined ? {} : { carrierNote: entry.carrierNote }) };
+  }
+
+  private apply(entry: KvEntry): void {
+    const deviceId = deviceIdOf(entry.key);
+    const stored = entry.operation === 'PUT' ? entry.json<StoredEntry>() : null;
+    if (!this.remember(deviceId, entry.revision, stored) || stored?.state !== 'connected' || stored.holder === this.liveness.replicaId) return;
+    for (const listener of this.takeoverListeners) listener(deviceId, stored.holder, new Date(stored.since));
+  }
+
+  /** Keeps the newest revision (the watch may deliver a write after this replica applied a newer one); answers whether it did. */
+  private remember(deviceId: string, revision: number, entry: StoredEntry | null): boolean {
+    const cached = this.cache.get(deviceId);
+    if (cached && cached.revision >= revision) return false;
+    this.cache.set(deviceId, { revision, entry });
+    return true;
+  }
+}
+
+/** KV keys allow letters, digits and `-_/=.`; device ids are encoded so any id is a valid key. */
+function keyOf(deviceId: string): string {
+  return Buffer.from(deviceId, 'utf8').toString('base64url');
+}
+
+function deviceIdOf(key: string): string {
+  return Buffer.from(key, 'base64url').toString('utf8');
+}

@@ -1,0 +1,21 @@
+/**
+ * Events one replica tells all the others (not itself), at most once and without order across
+ * topics: a hint to act now on what storage already says. Without NATS_URL nothing provides this
+ * port; its users then rely on their storage sweep or poll alone, which also stays as the fallback
+ * while NATS is unreachable.
+ */
+export interface ReplicaEventPayloads {
+  /** A device's key was revoked (removed, rejected, re-keyed): close its tunnel. `id`: the revocation record's. */
+  'device.revoked': { id: string; deviceId: string; revokedAt: string };
+  /** A device's desired deployment state may have changed: refresh its channel. */
+  'deployment.changed': { deviceId: string };
+}
+
+export type ReplicaTopic = keyof ReplicaEventPayloads;
+
+export abstract class ReplicaEvents {
+  /** Tells every other replica; never throws (a lost event is caught up by the fallback). */
+  abstract publish<T extends ReplicaTopic>(topic: T, payload: ReplicaEventPayloads[T]): void;
+  /** Hears what the other replicas publish on `topic`. */
+  abstract subscribe<T extends ReplicaTopic>(topic: T, listener: (payload: ReplicaEventPayloads[T]) => void): void;
+}

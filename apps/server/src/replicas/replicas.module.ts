@@ -1,0 +1,40 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { SHARED_TUNNEL_DIRECTORY } from '../relay/tunnel-directory';
+import { PeerSessions } from '../relay/tunnel-ports';
+import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { PeerListener } from './peer-listener';
+import { ReplicaShutdown } from './replica-shutdown';
+import { ReplicaBus } from './replica-bus';
+import { ReplicaEvents } from './replica-events';
+
+/**
+ * Several replicas on one NATS (NATS_URL): provides the shared tunnel directory that the tunnel
+ * state module picks up, ReplicaEvents (revocations, deployment changes), which their features
+ * take when present, and the peer hop: PeerSessions (streams through the holding replica) and this
+ * replica's PeerListener. Imported by the composition root only when NATS_URL is set.
+ */
+@Global()
+@Module({})
+export class ReplicasModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: ReplicasModule,
+      // The peer listener serves streams from this process's own tunnels.
+      imports: [TunnelStateModule],
+      providers: [
+        {
+          provide: ReplicaBus,
+          useFactory: (config: ServerConfig) => ReplicaBus.start(config.replicas!, config.replicaId, config.serverSecret),
+          inject: [SERVER_CONFIG],
+        },
+        { provide: SHARED_TUNNEL_DIRECTORY, useFactory: (bus: ReplicaBus) => bus.directory, inject: [ReplicaBus] },
+        { provide: ReplicaEvents, useFactory: (bus: ReplicaBus) => bus.events, inject: [ReplicaBus] },
+        { provide: PeerSessions, useFactory: (bus: ReplicaBus) => bus.peers, inject: [ReplicaBus] },
+        PeerListener,
+        ReplicaShutdown,
+      ],
+      exports: [ReplicaBus, SHARED_TUNNEL_DIRECTORY, ReplicaEvents, PeerSessions],
+    };
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The peer hop: a device whose tunnel replica B (a real server process) holds is reached through
+ * replica A, A's stream going to B's peer listener (PEER_PORT) and on through B's tunnel. Exec
+ * over REST and a forward through the real `svc` binary, byte for byte. The peer listener
+ * completes a connection only with a replica's key (HKDF of SERVER_SECRET).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as h2connect, constants as h2 } from 'node:http2';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { TUNNEL_HEADERS, tunnelPath, TUNNEL_OPS, encodeStreamArgs } from '@svc/common';
+import type { Caller } from './fixtures/api-client';
+import { eventually } from './fixtures/eventually';
+import { startEchoServer, TargetServer } from './fixtures/forward-targets';
+import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
+import { registerDevice } from './fixtures/test-server';
+import { peerClientTls, peerKey } from '../apps/server/src/replicas/peer-key';
+import { PEER_HEADERS } from '../apps/server/src/replicas/peer-protocol';
+import { PEER_OPEN_TIMEOUT_MS } from '../apps/server/src/replicas/peer-tunnel-session';
+import { PEER_DEAD_AFTER_MS } from '../apps/server/src/replicas/peer-connections';
+
+const ALICE = 'alice@replica-peer.test';
+const MALLORY = 'mallory@replica-peer.test';
+const DEVICE = 'peer-1';
+const OFFLINE = 'peer-off';
+
+describe('replicas on NATS: the peer hop', () => {
+  let nats: NatsServerHandle;
+  let idp: IdentityProviderHandle;
+  let replicas: ReplicaPair;
+  let runtime: RuntimeProcess;
+  let echo: TargetServer;
+  let alice: Caller;
+  let mallory: Caller;
+  let cli: CliHome;
+  let home: string;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    idp = await startIdentityProvider();
+    home = mkdtempSync(join(tmpdir(), 'svc-replica-peer-'));
+    echo = await startEchoServer({ host: '127.0.0.1' });
+    replicas = await startReplicaPair(idp, nats.url);
+    alice = await replicas.a.login(ALICE);
+    mallory = await replicas.a.login(MALLORY);
+    const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
+    await registerDevice(replicas.a, OFFLINE, `user:${ALICE}`, alice);
+    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
+    await runtime.waitForLog('tunnel up');
+    await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
+    cli = cliHome(replicas.a);
+    await svcLogin(cli, ALICE);
+  });
+
+  afterAll(async () => {
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    await replicas?.close();
+    await echo?.close();
+    await idp?.stop();
+    await nats?.stop();
+    cli?.remove();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const exec = (on: 'a' | 'b', caller: Caller, device: string, command: string[]) => (on === 'a' ? replicas.a.api : replicas.b.api).post('/api/exec', { device, command }, caller);
+
+  it('exec (JSON) through A on a device held by B answers exactly what B answers', async () => {
+    const command = ['sh', '-c', 'seq 1 20000; exit 3'];
+    const [throughA, onB] = [await exec('a', alice, DEVICE, command), await exec('b', alice, DEVICE, command)];
+    expect(throughA.status).toBe(200);
+    const expected = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
+    expect(throughA.body).toEqual({ exit_code: 3, output: expected, timed_out: false });
+    expect(onB.body).toEqual(throughA.body);
+    // B relayed it: its log names the stream (A authorized and audited it, as for a local device).
+    expect(replicas.b.output()).toMatch(/peer stream exec on device peer-1 for alice@replica-peer\.test/);
+  });
+
+  it('svc forward through A carries a connection to the device held by B byte for byte', async () => {
+    const data = randomBytes(3 * 1024 * 1024).toString('base64');
+    const result = await svc(cli, ['forward', '--stdio', DEVICE, String(echo.port)], { input: data });
+    expect(result.code).toBe(0);
+    expect(result.stdout.length).toBe(data.length);
+    expect(result.stdout === data).toBe(true);
+  });
+
+  it('svc cp up and down through A, to and from the device held by B, keeps every byte (checksums, trailers across the hop)', async () => {
+    const original = join(home, 'payload.bin');
+    const back = join(home, 'payload.back');
+    const content = randomBytes(5 * 1024 * 1024 + 123);
+    writeFileSync(original, content);
+    const up = await svc(cli, ['cp', original, `${DEVICE}:${join(home, 'on-device', 'payload.bin')}`]);
+    expect(up.code).toBe(0);
+    expect(readFileSync(join(home, 'on-device', 'payload.bin')).equals(content)).toBe(true);
+    const down = await svc(cli, ['cp', `${DEVICE}:${join(home, 'on-device', 'payload.bin')}`, back]);
+    expect(down.code).toBe(0);
+    expect(readFileSync(back).equals(content)).toBe(true);
+  });
+
+  it('keeps the order local tunnel, then peer, then 503 DEVICE_OFFLINE; a caller without access is told "not found" on A', async () => {
+    expect((await exec('a', alice, OFFLINE, ['true'])).body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+    expect((await exec('a', mallory, DEVICE, ['true'])).body).toMatchObject({ statusCode: 404, code: 'DEVICE_NOT_FOUND' });
+  });
+
+  it('a partition A ↛ B (B stopped with SIGSTOP): A answers 503 within the peer timeout, and serves the device again once B is back', async () => {
+    // A's connection to B is open (this exec), and the stopped B answers nothing on it.
+    expect((await exec('a', alice, DEVICE, ['true'])).status).toBe(200);
+    replicas.b.child.kill('SIGSTOP');
+    try {
+      const started = Date.now();
+      const answer = await exec('a', alice, DEVICE, ['true']);
+      expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+      expect(Date.now() - started).toBeLessThan(PEER_OPEN_TIMEOUT_MS + 10_000);
+    } finally {
+      replicas.b.child.kill('SIGCONT');
+    }
+    let last: unknown;
+    const back = await eventually('exec through A to work again', async () => {
+      const answer = await exec('a', alice, DEVICE, ['echo', 'again']);
+      last = answer.body;
+      return answer.status === 200 && answer;
+    }, { describe: () => `last answer: ${JSON.stringify(last)}; B: ${replicas.b.output().slice(-1500)}` });
+    expect(back.body).toMatchObject({ output: 'again\n', exit_code: 0 });
+  });
+
+  it('a partition mid-stream (B stopped while an exec runs through A): the caller gets a clean error within the peer keep-alive, not a hang', async () => {
+    const inFlight = exec('a', alice, DEVICE, ['sh', '-c', 'echo started; sleep 60']);
+    const mark = replicas.b.output().length;
+    await eventually('the exec to reach B', () => replicas.b.output().slice(mark).includes(`peer stream exec on device ${DEVICE}`));
+    replicas.b.child.kill('SIGSTOP');
+    try {
+      const stoppedAt = Date.now();
+      const answer = await inFlight;
+      expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+      expect(Date.now() - stoppedAt).toBeLessThan(PEER_DEAD_AFTER_MS + 10_000);
+    } finally {
+      replicas.b.child.kill('SIGCONT');
+    }
+    await eventually('exec through A to work again', async () => (await exec('a', alice, DEVICE, ['true'])).status === 200);
+  });
+
+  describe('the peer listener refuses anything but a replica', () => {
+    const peerPort = () => replicas.b.peerPort;
+
+    it('closes a plain TCP connection that speaks HTTP', async () => {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = netConnect(peerPort(), '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+        let got = '';
+        socket.on('data', (chunk) => (got += chunk.toString('latin1')));
+        socket.on('error', () => resolve(got));
+        socket.on('close', () => resolve(got));
+      });
+      expect(answer).not.toMatch(/HTTP\/1\.1 200/);
+    });
+
+    it('fails the handshake of a TLS client without the peer key, or with a key from another SERVER_SECRET', async () => {
+      const handshake = (options: ConnectionOptions) =>
+        new Promise<string>((resolve) => {
+          const socket = tlsConnect(options);
+          socket.once('secureConnect', () => {
+            socket.destroy();
+            resolve('connected');
+          });
+          socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+        });
+      expect(await handshake({ host: '127.0.0.1', port: peerPort(), rejectUnauthorized: false })).not.toBe('connected');
+      expect(await handshake(peerClientTls(peerKey(Buffer.from('another-server-secret-of-32-chars!!')), '127.0.0.1', peerPort()))).not.toBe('connected');
+      // The control: the replicas' own key completes it.
+      expect(await handshake(peerClientTls(peerKey(replicas.a.config.serverSecret), '127.0.0.1', peerPort()))).toBe('connected');
+    });
+
+    it('with the key, serves only devices B itself holds (no further hop)', async () => {
+      const session = h2connect(`http://127.0.0.1:${peerPort()}`, { createConnection: () => tlsConnect(peerClientTls(peerKey(replicas.a.config.serverSecret), '127.0.0.1', peerPort())) });
+      try {
+        const answer = await new Promise<{ status: number; refusal: unknown }>((resolve, reject) => {
+          const stream = session.request({
+            [h2.HTTP2_HEADER_METHOD]: 'POST',
+            [h2.HTTP2_HEADER_PATH]: tunnelPath(TUNNEL_OPS.exec),
+            [PEER_HEADERS.device]: OFFLINE,
+            [TUNNEL_HEADERS.args]: encodeStreamArgs({ command: ['true'] }),
+            [TUNNEL_HEADERS.requestId]: 'req-peer-test',
+            [TUNNEL_HEADERS.actor]: ALICE,
+          });
+          stream.on('response', (headers) => resolve({ status: Number(headers[h2.HTTP2_HEADER_STATUS]), refusal: headers[PEER_HEADERS.refusal] }));
+          stream.on('error', reject);
+          stream.resume();
+          stream.end();
+        });
+        expect(answer).toEqual({ status: 503, refusal: 'DEVICE_OFFLINE' });
+      } finally {
+        session.close();
+      }
+    });
+  });
+});
