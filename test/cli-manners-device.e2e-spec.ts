@@ -208,6 +208,18 @@ describe('svc manners with a real device', () => {
       expect(term.text()).toMatch(/prompt-42> [^\n]*\n(\x1b\[\?2004l)?Connection to md-1 closed\.\r*\n$/);
     });
 
+    it('still says "Connection to <device> closed." and exits 255 when the runtime stops and the shell ignores the hang-up (killed, not hung up)', async () => {
+      // A shell slow to die (a loaded machine, or a trap) is killed after the grace period: the EXIT
+      // still says SIGHUP, as docs/protocol.md promises, not SIGKILL (which svc would exit 137 on).
+      if (!runtime) await startRuntime();
+      const term = terminal(alice, ['shell', DEVICE]);
+      term.pty.write(`trap '' HUP; PS1="prompt-$((6*7))> "\r`);
+      await term.waitFor(/prompt-42> $/);
+      await stopRuntime();
+      expect(await term.exited).toBe(255);
+      expect(term.text()).toMatch(/prompt-42> [^\n]*\n(\x1b\[\?2004l)?Connection to md-1 closed\.\r*\n$/);
+    });
+
     it('says "Connection to the server lost" on a fresh line and exits 255 when the connection to the server drops', async () => {
       await startRuntime();
       const path = await startCuttablePath(server);
