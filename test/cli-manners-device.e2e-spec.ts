@@ -72,6 +72,8 @@ async function startCuttablePath(server: TestServer): Promise<{ url: string; cut
   const streamPort = (streams.address() as AddressInfo).port;
   const rest = createHttpServer((req, res) => {
     const forwarded = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      // A server stopped mid-answer resets it: the caller sees its answer cut, the test process no uncaught error.
+      answer.on('error', () => res.destroy());
       if (req.url !== '/auth/config') {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -84,6 +86,8 @@ async function startCuttablePath(server: TestServer): Promise<{ url: string; cut
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...config, tunnel: { ...config.tunnel, port: streamPort } }));
       });
     });
+    forwarded.on('error', () => res.destroy());
+    req.on('error', () => forwarded.destroy());
     req.pipe(forwarded);
   });
   await new Promise<void>((resolve) => rest.listen(0, '127.0.0.1', resolve));

@@ -139,7 +139,7 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
 
     /** A port that something else holds for the test's duration. */
     async function takenPort(): Promise<number> {
-      const holder = createServer();
+      const holder = createServer((socket) => socket.on('error', () => undefined).destroy());
       servers.push(holder);
       await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
       return (holder.address() as { port: number }).port;

@@ -96,25 +96,29 @@ describe('forwarding through client streams (real runtime)', () => {
     }
   }
 
-  async function expectEchoes(at: { port: number } | { path: string }): Promise<void> {
+  async function expectEchoes(at: { port: number } | { path: string }, errors: Error[]): Promise<void> {
     const payloads = Array.from({ length: CONNECTIONS }, () => randomBytes(PAYLOAD_BYTES));
-    const echoed = await Promise.all(payloads.map((payload) => exchange(at, payload)));
+    const echoed = await Promise.all(payloads.map((payload) => exchange(at, payload))).catch((err: Error) => {
+      throw new Error(`${err.message}; the forwarder's connection errors: ${JSON.stringify(errors.map((e) => `${(e as { code?: string }).code}: ${e.message}`))}`);
+    });
     echoed.forEach((back, i) => expect(back.equals(payloads[i])).toBe(true));
   }
 
   it(`forwards ${CONNECTIONS} concurrent TCP connections of ${PAYLOAD_BYTES / 1024} KiB byte for byte`, async () => {
     const echo = await target(startEchoServer({ host: '127.0.0.1' }));
     const [mapping] = parseForwardSpec(`10022:${echo.port}`);
-    const { port } = await forwarder(mapping);
-    await expectEchoes({ port });
+    const errors: Error[] = [];
+    const { port } = await forwarder(mapping, errors);
+    await expectEchoes({ port }, errors);
     expect(echo.accepted).toHaveLength(CONNECTIONS);
   });
 
   it(`forwards ${CONNECTIONS} concurrent connections from a local unix socket to one on the device`, async () => {
     const echo = await target(startEchoServer({ path: join(dir, 'echo.sock') }));
     const [mapping] = parseForwardSpec(`${join(dir, 'local.sock')}:${join(dir, 'echo.sock')}`);
-    const { path } = await forwarder(mapping);
-    await expectEchoes({ path });
+    const errors: Error[] = [];
+    const { path } = await forwarder(mapping, errors);
+    await expectEchoes({ path }, errors);
     expect(echo.accepted).toHaveLength(CONNECTIONS);
   });
 

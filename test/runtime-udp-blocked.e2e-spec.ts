@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
+import { eventually } from './fixtures/eventually';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const OWNER = 'user:alice@example.test';
-const WAIT_MS = 30_000;
 
 /** One DROP rule for UDP to `port`, tagged so that only this rule is ever removed. */
 class UdpBlock {
@@ -86,9 +86,7 @@ describe('runtime with UDP blocked by a firewall rule', () => {
 
     block.remove();
     await rt.waitForLog('tunnel moved to QUIC');
-    const deadline = Date.now() + WAIT_MS;
-    while (registry.sessionOf('udp-blocked')?.carrier !== 'quic' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(registry.sessionOf('udp-blocked')?.carrier).toBe('quic');
+    await eventually('the session on QUIC', () => registry.sessionOf('udp-blocked')?.carrier === 'quic', { describe: () => `carrier: ${registry.sessionOf('udp-blocked')?.carrier}` });
     expect(await exec()).toMatchObject({ output: 'hi\n', exit_code: 0 });
   });
 });
