@@ -12,9 +12,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Caller } from './fixtures/api-client';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, svc } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 
 const ALICE = 'alice@device-answers.test';
@@ -88,23 +88,26 @@ function drainGet(url: string, token: string, pauseMs = 0): Promise<{ status: nu
 }
 
 describe('device answers: deadline and big listings (stub device)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-device-answers-'));
+  let stub: RuntimeStub | undefined;
+  // Declared before the fleet, so that it runs first: the stub device leaves before the server stops.
+  afterAll(() => {
+    stub?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ env: { FILES_STALL_TIMEOUT_SECS: String(STALL_SECS) }, relay: true, users: { alice: ALICE }, devices: { 'stub-1': { owner: 'alice' } } });
   let server: TestServer;
-  let stub: RuntimeStub;
   let alice: Caller;
   let cli: CliHome;
-  let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-device-answers-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', FILES_STALL_TIMEOUT_SECS: String(STALL_SECS) });
-    alice = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'stub-1', `user:${ALICE}`, alice);
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    cli = fleet.user('alice').home;
     stub = await connectRuntimeStub({
       port: server.tunnel!.port,
       ca: server.tunnel!.caFile,
-      apiKey,
+      apiKey: fleet.device('stub-1').apiKey,
       handlers: {
         // Accepts, then never answers a listing of /silent; any other listing is huge.
         'fs/ls': (stream, args) => {
@@ -127,15 +130,6 @@ describe('device answers: deadline and big listings (stub device)', () => {
       },
     });
     expect(stub.hello.ok).toBe(true);
-    cli = cliHome(server);
-    await svcLogin(cli, ALICE);
-  });
-  afterAll(async () => {
-    stub?.close();
-    await server?.close();
-    await idp?.stop();
-    cli?.remove();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   describe(`a device that accepts a file stream and never answers (deadline ${STALL_SECS} s)`, () => {
