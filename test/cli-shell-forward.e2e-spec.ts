@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:net';
 import { IPty, spawn as spawnPty } from '@lydell/node-pty';
 import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targets';
+import { EVENTUALLY_MS } from './fixtures/eventually';
 import { useFleet } from './fixtures/fleet';
 import { CliHome, collect, spawnSvc, svc, SVC_BIN, svcJson } from './fixtures/svc-cli';
 
@@ -56,8 +57,8 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
           new Promise<void>((resolve, reject) => {
             const timer = setTimeout(() => {
               waiters.delete(check);
-              reject(new Error(`${pattern} not shown within 20 s; the terminal showed:\n${JSON.stringify(output)}`));
-            }, 20_000);
+              reject(new Error(`${pattern} not shown within ${EVENTUALLY_MS / 1000} s; the terminal showed:\n${JSON.stringify(output)}`));
+            }, EVENTUALLY_MS);
             const check = () => {
               if (!pattern.test(output.slice(from))) return;
               clearTimeout(timer);

@@ -97,7 +97,7 @@ describe('deployment channel', () => {
     const repository = server.app.get(DeploymentsRepository);
     const head = await repository.head(id);
     await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1, lastRollback: null });
-    const moved = await channel.next((d) => d.deployment?.id === b, 0, 10_000);
+    const moved = await channel.next((d) => d.deployment?.id === b);
     expect(moved.revision).toBe(head.revision + 1);
   });
 
