@@ -13,10 +13,9 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, collect, spawnSvc, svc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, collect, spawnSvc, svc } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-exec-stream.test';
 const BOB = 'bob@cli-exec-stream.test';
@@ -35,49 +34,32 @@ function seen(stream: Readable, text: string): Promise<void> {
 }
 
 describe('svc exec streams like ssh (real binary, real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-exec-stream-'));
+  const engineSocket = join(dir, 'engine.sock');
+  let engine: Server;
+  // Declared before the fleet, so that it runs first: the engine stub listens before the runtime starts.
+  beforeAll(async () => {
+    engine = createServer((socket) => socket.on('error', () => undefined).end());
+    await new Promise<void>((resolve) => engine.listen(engineSocket, resolve));
+  });
+  const fleet = useFleet({
+    users: { alice: ALICE, bob: BOB, mallory: 'mallory@cli-exec-stream.test' },
+    devices: { 'ex-1': { owner: 'alice', shares: { bob: 'viewer' }, runtime: { args: ['--docker-socket', engineSocket] } }, 'ex-off': { owner: 'alice' } },
+  });
   let server: TestServer;
-  let runtime: RuntimeProcess;
-  let dir: string;
   let alice: CliHome;
   let bob: CliHome;
   let mallory: CliHome;
-  let engine: Server;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-cli-exec-stream-'));
-    engine = createServer((socket) => socket.on('error', () => undefined).end());
-    await new Promise<void>((resolve) => engine.listen(join(dir, 'engine.sock'), resolve));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const caller = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'ex-1', `user:${ALICE}`, caller);
-    await registerDevice(server, 'ex-off', `user:${ALICE}`, caller);
-    await server.api.post('/devices/ex-1/access', { email_or_org_id: BOB, role: 'viewer' }, caller);
-    runtime = startRuntimeProcess(['run', '--docker-socket', join(dir, 'engine.sock')], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
-    await runtime.waitForLog('tunnel up');
-    alice = cliHome(server);
-    bob = cliHome(server);
-    mallory = cliHome(server);
-    await svcLogin(alice, ALICE);
-    await svcLogin(bob, BOB);
-    await svcLogin(mallory, 'mallory@cli-exec-stream.test');
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').home;
+    bob = fleet.user('bob').home;
+    mallory = fleet.user('mallory').home;
   });
-  afterAll(async () => {
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
+  // Declared after the fleet, so that it runs after it: the runtime stops before the engine stub.
+  afterAll(() => {
     engine?.close();
-    alice?.remove();
-    bob?.remove();
-    mallory?.remove();
     rmSync(dir, { recursive: true, force: true });
   });
 

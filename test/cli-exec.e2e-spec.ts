@@ -9,56 +9,33 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PodmanService, startPodmanService } from './fixtures/container-engine';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { useFleet } from './fixtures/fleet';
 import { Sshd, startSshd } from './fixtures/sshd';
-import { CliHome, cliHome, svc, SVC_BIN, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { CliHome, svc, SVC_BIN } from './fixtures/svc-cli';
 
 const ALICE = 'alice@cli-exec.test';
 const MALLORY = 'mallory@cli-exec.test';
 
 describe('svc exec, docker and ssh-config (real binary, real runtime)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-exec-'));
+  const fleet = useFleet({ relay: true, users: { alice: ALICE, mallory: MALLORY }, devices: { 'ex-off': { owner: 'alice' } } });
   let engine: PodmanService;
-  let runtime: RuntimeProcess;
   let sshd: Sshd;
-  let dir: string;
   let alice: CliHome;
   let mallory: CliHome;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-cli-exec-'));
     engine = await startPodmanService(dir);
     sshd = await startSshd(dir);
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const caller = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'ex-1', `user:${ALICE}`, caller);
-    await registerDevice(server, 'ex-off', `user:${ALICE}`, caller);
-    runtime = startRuntimeProcess(['run', '--docker-socket', engine.socket], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
-    await runtime.waitForLog('tunnel up');
-    alice = cliHome(server);
-    mallory = cliHome(server);
-    await svcLogin(alice, ALICE);
-    await svcLogin(mallory, MALLORY);
+    // Its runtime uses the engine started above.
+    await fleet.addDevice('ex-1', { owner: 'alice', runtime: { args: ['--docker-socket', engine.socket] } });
+    alice = fleet.user('alice').home;
+    mallory = fleet.user('mallory').home;
   });
+  // Declared after the fleet, so that it runs after it: the runtime stops before its engine.
   afterAll(async () => {
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
     await engine?.stop();
     await sshd?.stop();
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    mallory?.remove();
     rmSync(dir, { recursive: true, force: true });
   });
 

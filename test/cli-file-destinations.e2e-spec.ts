@@ -10,10 +10,9 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, collect, spawnSvc, svc, SVC_BIN, SvcResult, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { RuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, collect, spawnSvc, svc, SVC_BIN, SvcResult } from './fixtures/svc-cli';
 import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@file-destinations.test';
@@ -26,36 +25,22 @@ function drainFifo(fifo: string, out: string): { child: ChildProcess; done: Prom
 }
 
 describe('cp and sync destinations (real binary, real runtime)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let runtime: RuntimeProcess;
-  let dir: string;
-  let device: string;
-  let local: string;
-  let alice: CliHome;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-destinations-'));
+  const device = join(dir, 'device');
+  const local = join(dir, 'local');
   const content = `hello from the device ${randomBytes(4).toString('hex')}\n`;
+  mkdirSync(device);
+  mkdirSync(local);
+  writeFileSync(join(device, 'source.txt'), content);
+  const fleet = useFleet({ users: { alice: ALICE }, devices: { [DEVICE]: { owner: 'alice', runtime: true } } });
+  let runtime: RuntimeProcess;
+  let alice: CliHome;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-destinations-'));
-    device = join(dir, 'device');
-    local = join(dir, 'local');
-    mkdirSync(device);
-    mkdirSync(local);
-    writeFileSync(join(device, 'source.txt'), content);
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const apiKey = await registerDevice(server, DEVICE, `user:${ALICE}`, await server.login(ALICE));
-    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'config'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+  beforeAll(() => {
+    runtime = fleet.device(DEVICE).runtime!;
+    alice = fleet.user('alice').home;
   });
-  afterAll(async () => {
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -103,9 +88,7 @@ describe('cp and sync destinations (real binary, real runtime)', () => {
     it('says the device was lost, not a local file error, when the device dies in mid-download', async () => {
       const lost = join(dir, 'lost');
       mkdirSync(lost);
-      const apiKey = await registerDevice(server, 'dest-lost', `user:${ALICE}`, await server.login(ALICE));
-      const doomed = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(lost, 'config'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
-      await doomed.waitForLog('tunnel up');
+      const doomed = (await fleet.addDevice('dest-lost', { owner: 'alice', runtime: true })).runtime!;
       const big = join(lost, 'big.bin');
       execFileSync('truncate', ['-s', '4G', big]); // sparse: read fast, copied slowly enough to be cut
       const copy = spawnSvc(alice, ['cp', `dest-lost:${big}`, join(lost, 'copy.bin')]);

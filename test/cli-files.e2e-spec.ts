@@ -7,10 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcInTerminal as inTerminal, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, svc, svcInTerminal as inTerminal, svcJson } from './fixtures/svc-cli';
 
 const ALICE = 'alice@cli-files.test';
 const STRANGER = 'stranger@cli-files.test';
@@ -31,42 +29,23 @@ function writeRandomFile(path: string, bytes: number): string {
 }
 
 describe('svc ls, cp and sync (real binary, real runtimes)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  const runtimes: RuntimeProcess[] = [];
-  let dir: string;
-  let device: string;
-  let local: string;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-files-'));
+  const device = join(dir, 'device');
+  const local = join(dir, 'local');
+  mkdirSync(device);
+  mkdirSync(local);
+  const fleet = useFleet({
+    users: { alice: ALICE, stranger: STRANGER },
+    devices: { 'cf-1': { owner: 'alice', runtime: true }, 'cf-2': { owner: 'alice', runtime: true } },
+  });
   let alice: CliHome;
   let stranger: CliHome;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-cli-files-'));
-    device = join(dir, 'device');
-    local = join(dir, 'local');
-    mkdirSync(device);
-    mkdirSync(local);
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const caller = await server.login(ALICE);
-    for (const name of ['cf-1', 'cf-2']) {
-      const apiKey = await registerDevice(server, name, `user:${ALICE}`, caller);
-      const env = { HOME: dir, SVC_CONFIG_DIR: join(dir, name), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey };
-      runtimes.push(startRuntimeProcess(['run'], env));
-    }
-    await Promise.all(runtimes.map((runtime) => runtime.waitForLog('tunnel up')));
-    alice = cliHome(server);
-    stranger = cliHome(server);
-    await svcLogin(alice, ALICE);
-    await svcLogin(stranger, STRANGER);
+  beforeAll(() => {
+    alice = fleet.user('alice').home;
+    stranger = fleet.user('stranger').home;
   });
-  afterAll(async () => {
-    for (const runtime of runtimes) runtime.kill('SIGTERM');
-    await Promise.all(runtimes.map((runtime) => runtime.exited));
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    stranger?.remove();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

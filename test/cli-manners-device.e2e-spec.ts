@@ -72,6 +72,8 @@ async function startCuttablePath(server: TestServer): Promise<{ url: string; cut
   const streamPort = (streams.address() as AddressInfo).port;
   const rest = createHttpServer((req, res) => {
     const forwarded = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      // A server stopped mid-answer resets it: the caller sees its answer cut, the test process no uncaught error.
+      answer.on('error', () => res.destroy());
       if (req.url !== '/auth/config') {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -84,6 +86,8 @@ async function startCuttablePath(server: TestServer): Promise<{ url: string; cut
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...config, tunnel: { ...config.tunnel, port: streamPort } }));
       });
     });
+    forwarded.on('error', () => res.destroy());
+    req.on('error', () => forwarded.destroy());
     req.pipe(forwarded);
   });
   await new Promise<void>((resolve) => rest.listen(0, '127.0.0.1', resolve));
@@ -205,6 +209,18 @@ describe('svc manners with a real device', () => {
       await stopRuntime();
       expect(await term.exited).toBe(255);
       // On a line of its own: whatever the shell printed as it was hung up ended with a line break.
+      expect(term.text()).toMatch(/prompt-42> [^\n]*\n(\x1b\[\?2004l)?Connection to md-1 closed\.\r*\n$/);
+    });
+
+    it('still says "Connection to <device> closed." and exits 255 when the runtime stops and the shell ignores the hang-up (killed, not hung up)', async () => {
+      // A shell slow to die (a loaded machine, or a trap) is killed after the grace period: the EXIT
+      // still says SIGHUP, as docs/protocol.md promises, not SIGKILL (which svc would exit 137 on).
+      if (!runtime) await startRuntime();
+      const term = terminal(alice, ['shell', DEVICE]);
+      term.pty.write(`trap '' HUP; PS1="prompt-$((6*7))> "\r`);
+      await term.waitFor(/prompt-42> $/);
+      await stopRuntime();
+      expect(await term.exited).toBe(255);
       expect(term.text()).toMatch(/prompt-42> [^\n]*\n(\x1b\[\?2004l)?Connection to md-1 closed\.\r*\n$/);
     });
 

@@ -5,16 +5,12 @@
  * echo server on the device's side.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { IPty, spawn as spawnPty } from '@lydell/node-pty';
 import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targets';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, collect, spawnSvc, svc, SVC_BIN, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { EVENTUALLY_MS } from './fixtures/eventually';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, collect, spawnSvc, svc, SVC_BIN, svcJson } from './fixtures/svc-cli';
 
 const ALICE = 'alice@cli-shell.test';
 
@@ -26,37 +22,20 @@ interface ForwardStarted {
 }
 
 describe('svc shell and svc forward (real binary, real runtime)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let runtime: RuntimeProcess;
-  let dir: string;
   let alice: CliHome;
   let echo: TargetServer;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-cli-shell-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const caller = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'sf-1', `user:${ALICE}`, caller);
-    await registerDevice(server, 'sf-off', `user:${ALICE}`, caller);
-    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
-    echo = await startEchoServer({ host: '127.0.0.1' });
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
-  });
+  // Declared before the fleet, so that it runs first: sessions end and the echo server closes before the server stops.
   afterAll(async () => {
     // A background session left over by a failed test must not outlive the run.
     const left = alice ? await svcJson<ForwardStarted[]>(alice, ['forward', 'list']).catch(() => []) : [];
     for (const session of left) await svc(alice, ['forward', 'stop', session.session_id]);
     await echo?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
-    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ users: { alice: ALICE }, devices: { 'sf-1': { owner: 'alice', runtime: true }, 'sf-off': { owner: 'alice' } } });
+
+  beforeAll(async () => {
+    echo = await startEchoServer({ host: '127.0.0.1' });
+    alice = fleet.user('alice').home;
   });
 
   describe('svc shell', () => {
@@ -78,8 +57,8 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
           new Promise<void>((resolve, reject) => {
             const timer = setTimeout(() => {
               waiters.delete(check);
-              reject(new Error(`${pattern} not shown within 20 s; the terminal showed:\n${JSON.stringify(output)}`));
-            }, 20_000);
+              reject(new Error(`${pattern} not shown within ${EVENTUALLY_MS / 1000} s; the terminal showed:\n${JSON.stringify(output)}`));
+            }, EVENTUALLY_MS);
             const check = () => {
               if (!pattern.test(output.slice(from))) return;
               clearTimeout(timer);
@@ -139,7 +118,7 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
 
     /** A port that something else holds for the test's duration. */
     async function takenPort(): Promise<number> {
-      const holder = createServer();
+      const holder = createServer((socket) => socket.on('error', () => undefined).destroy());
       servers.push(holder);
       await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
       return (holder.address() as { port: number }).port;

@@ -5,9 +5,9 @@
  * first test also drives the running server's AccessService with calls started together, which
  * interleave between read and write as requests against MongoDB do.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { Caller } from './fixtures/api-client';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { TestServer } from './fixtures/test-server';
 import { AccessService } from '../apps/server/src/access/access.service';
 import type { UserPrincipal } from '../apps/server/src/auth/principal';
 
@@ -15,7 +15,7 @@ const TEN = Array.from({ length: 10 }, (_, i) => `user${i}@race.test`);
 const principal: UserPrincipal = { kind: 'user', email: 'owner@race.test', scopes: ['user:owner@race.test'], memberships: [], admin: false };
 
 describe('concurrent share edits', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ users: { owner: 'owner@race.test' }, devices: { 'race-0': { owner: 'owner' }, 'race-1': { owner: 'owner' }, 'race-2': { owner: 'owner' } } });
   let server: TestServer;
   let owner: Caller;
   const shares = async (device: string) => {
@@ -24,17 +24,9 @@ describe('concurrent share edits', () => {
     return (res.body as { email?: string; org_id?: string; role: string }[]).map((entry) => entry.email ?? entry.org_id).sort();
   };
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-    owner = await server.login('owner@race.test');
-    await registerDevice(server, 'race-0', 'user:owner@race.test', owner);
-    await registerDevice(server, 'race-1', 'user:owner@race.test', owner);
-    await registerDevice(server, 'race-2', 'user:owner@race.test', owner);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
+    owner = fleet.user('owner').caller;
   });
 
   it('ten device_access_add started together for different users keep ten shares', async () => {

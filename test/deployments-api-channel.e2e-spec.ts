@@ -76,11 +76,13 @@ describe('deployment channel', () => {
     const switched = await channel.next((d) => d.revision > edited.revision);
     expect(switched.deployment).toMatchObject({ id: second, jobs: [] });
 
-    // A change to a deployment that is not active is not the device's business.
+    // A change to a deployment that is not active is not the device's business: the next desired
+    // state the channel gets (it is in order) is that of the next change to the active one.
     const seen = channel.desired.length;
     await server.api.delete(`/devices/${id}/deployments/jobs/db?deployment_id=${first}`, owner);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(channel.desired.length).toBe(seen);
+    await deploy(id, deployRequest([serviceJob('cache')]));
+    await channel.next((d) => d.deployment?.id === second && d.deployment?.jobs.some((job) => job.id === 'cache') === true, seen);
+    expect(channel.desired.length).toBe(seen + 1);
     expect(channel.desired.map((d) => d.revision)).toEqual([...channel.desired.map((d) => d.revision)].sort((a, b) => a - b));
   });
 
@@ -95,7 +97,7 @@ describe('deployment channel', () => {
     const repository = server.app.get(DeploymentsRepository);
     const head = await repository.head(id);
     await repository.moveHead(head, { activeDeploymentId: b, revision: head.revision + 1, lastRollback: null });
-    const moved = await channel.next((d) => d.deployment?.id === b, 0, 10_000);
+    const moved = await channel.next((d) => d.deployment?.id === b);
     expect(moved.revision).toBe(head.revision + 1);
   });
 
@@ -175,9 +177,11 @@ describe('deployment channel', () => {
     expect(await status(id)).toMatchObject({ deployment_id: good, rolled_back_from: { deployment_id: bad, reason: 'web not healthy within 30 s\\u001b[2J', at: expect.any(String) } });
     expect(await status(id, bad)).not.toHaveProperty('rolled_back_from');
 
-    // The same report again (a runtime repeats its state on reconnect) changes nothing.
+    // The same report again (a runtime repeats its state on reconnect) changes nothing. The channel
+    // takes reports in order: once a report on the good one after it is stored, the repeat was handled.
     channel.report({ ...rolledBack, reported_at: new Date().toISOString() });
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    channel.report(runningReport(good, ['web']));
+    await eventually('the report after the repeat', async () => (await status(id, good)).status === 'running');
     expect(await activeOf(id)).toBe(good);
     expect(channel.desired.filter((d) => d.revision > back.revision)).toEqual([]);
 
@@ -226,8 +230,9 @@ describe('deployment channel', () => {
     await channel.next();
     const stored = () => server.app.get(Storage).collection(REPORTS).count({ deviceId: id });
     for (let i = 0; i < 4; i++) {
-      channel.report(runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: [`line ${i}`] }] }));
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      const reportedAt = new Date(Date.now() + i * 1000).toISOString();
+      channel.report(runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: [`line ${i}`] }], reported_at: reportedAt }));
+      await eventually(`report ${i} heard`, async () => (await status(id)).reported_at === reportedAt);
     }
     await eventually('the first report', async () => (await stored()) === 1);
     // Stored once, but heard every time: the status says when the device last reported.
@@ -248,7 +253,7 @@ describe('deployment channel', () => {
     const { id, apiKey } = await device();
     const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
     const old = await connect(apiKey, {});
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually('the server asking for the deployment channel', () => old.refused.some((path) => path.endsWith('/deployments')));
     expect((await server.api.post('/api/exec', { device: id, command: ['true'] }, owner)).body).toMatchObject({ exit_code: 0 });
     old.close();
     const channel = new ChannelEnd();

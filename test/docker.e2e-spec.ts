@@ -11,47 +11,34 @@ import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { dockerExec } from '../apps/cli/src/sdk/docker-exec';
 import type { Caller } from './fixtures/api-client';
 import { PodmanService, startPodmanService } from './fixtures/container-engine';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@docker.test';
 
 describe('docker_exec through the tunnel (real runtime, podman engine)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-docker-e2e-'));
+  let streams: DeviceStreams;
+  // Declared before the fleet, so that it runs first: the client's connection closes before the server.
+  afterAll(async () => {
+    await streams?.close();
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE }, devices: { 'dk-off': { owner: 'alice' } } });
   let server: TestServer;
   let alice: Caller;
   let engine: PodmanService;
-  let runtime: RuntimeProcess;
-  let dir: string;
-  let streams: DeviceStreams;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-docker-e2e-'));
     engine = await startPodmanService(dir);
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'dk-1', `user:${ALICE}`, alice);
-    await registerDevice(server, 'dk-off', `user:${ALICE}`, alice);
-    await server.api.post('/devices/dk-1/access', { email_or_org_id: 'viewer@docker.test', role: 'viewer' }, alice);
-    runtime = startRuntimeProcess(['run', '--docker-socket', engine.socket], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
-    await runtime.waitForLog('tunnel up');
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    // Its runtime uses the engine started above.
+    await fleet.addDevice('dk-1', { owner: 'alice', shares: { 'viewer@docker.test': 'viewer' }, runtime: { args: ['--docker-socket', engine.socket] } });
     streams = streamsFor(alice);
   });
+  // Declared after the fleet, so that it runs after it: the runtime stops before its engine.
   afterAll(async () => {
-    await streams?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
     await engine?.stop();
-    await server?.close();
-    await idp?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -10,10 +10,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Caller } from './fixtures/api-client';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { RuntimeProcess } from './fixtures/runtime-process';
+import { CliHome, svc } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@files-carriers.test';
 const SIZES = [2_000, 5_000, 10_000, 20_000];
@@ -29,27 +29,23 @@ function directoryOf(parent: string, count: number): string {
 }
 
 describe('large file answers on both carriers', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-files-carriers-'));
+  const directories = new Map<number, string>();
+  beforeAll(() => {
+    for (const count of [...SIZES, HUGE]) directories.set(count, directoryOf(dir, count));
+  }, 180_000);
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE } });
   let server: TestServer;
-  let dir: string;
   let alice: Caller;
   let cli: CliHome;
-  const directories = new Map<number, string>();
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-files-carriers-'));
-    for (const count of [...SIZES, HUGE]) directories.set(count, directoryOf(dir, count));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    cli = cliHome(server);
-    await svcLogin(cli, ALICE);
-  }, 180_000);
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
-    cli?.remove();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    cli = fleet.user('alice').home;
   });
 
   describe.each(['tcp', 'quic'] as const)('over %s', (carrier) => {
@@ -57,15 +53,7 @@ describe('large file answers on both carriers', () => {
     let runtime: RuntimeProcess;
 
     beforeAll(async () => {
-      const apiKey = await registerDevice(server, deviceId, `user:${ALICE}`, alice);
-      runtime = startRuntimeProcess(['run'], {
-        HOME: dir,
-        SVC_CONFIG_DIR: join(dir, `config-${carrier}`),
-        SVC_SERVER_URL: server.url,
-        SVC_CA_FILE: server.tunnel!.caFile,
-        SVC_API_KEY: apiKey,
-        SVC_TUNNEL_TRANSPORT: carrier,
-      });
+      runtime = (await fleet.addDevice(deviceId, { owner: 'alice', runtime: { env: { SVC_TUNNEL_TRANSPORT: carrier } } })).runtime!;
       expect(await runtime.waitForLog('tunnel up')).toMatchObject({ carrier });
     });
     afterAll(async () => {

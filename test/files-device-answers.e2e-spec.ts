@@ -5,22 +5,23 @@
  * sends huge listings cannot stall the server for others (/health keeps answering) nor grow its
  * memory by the size of the answers.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerHttp2Stream } from 'node:http2';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Caller } from './fixtures/api-client';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, svc } from './fixtures/svc-cli';
+import type { TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 
 const ALICE = 'alice@device-answers.test';
 const STALL_SECS = 3;
 const HUGE_BYTES = 55 * 1024 * 1024;
 const MiB = 1024 * 1024;
+const BIG_FILE_BYTES = 64 * MiB;
 
 /** Writes a JSON array of listing entries of about `bytes` bytes, chunk by chunk, with flow control. */
 async function writeHugeListing(stream: ServerHttp2Stream, bytes: number): Promise<void> {
@@ -35,24 +36,48 @@ async function writeHugeListing(stream: ServerHttp2Stream, bytes: number): Promi
     const chunk = `${first ? '' : ','}${entries.join(',')}`;
     first = false;
     written += chunk.length;
-    if (!stream.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          stream.off('drain', done).off('close', done);
-          resolve();
-        };
-        stream.on('drain', done).on('close', done);
-      });
-    }
+    if (!stream.write(chunk)) await flowing(stream);
   }
   if (!stream.destroyed) stream.end(']');
 }
 
-/** Reads a GET answer to its end without keeping it; its status and length. */
-function drainGet(url: string, token: string): Promise<{ status: number; bytes: number }> {
+/** Resolves once a stream that refused a write takes more ('drain'), or is gone ('close'). */
+function flowing(stream: ServerHttp2Stream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done).off('close', done);
+      resolve();
+    };
+    stream.on('drain', done).on('close', done);
+  });
+}
+
+/** A file of `bytes` bytes, sent with flow control and its checksum as the trailer (the fs/read protocol). */
+async function writeBigFile(stream: ServerHttp2Stream, bytes: number): Promise<void> {
+  const chunk = randomBytes(MiB);
+  const hash = createHash('sha256');
+  stream.respond({ ':status': 200, 'svc-size': String(bytes), 'svc-mode': '0644', 'svc-mtime': '0' }, { waitForTrailers: true });
+  stream.once('wantTrailers', () => stream.sendTrailers({ 'svc-sha256': hash.digest('hex') }));
+  for (let sent = 0; sent < bytes && !stream.destroyed; sent += chunk.length) {
+    hash.update(chunk);
+    if (!stream.write(chunk)) await flowing(stream);
+  }
+  if (!stream.destroyed) stream.end();
+}
+
+/**
+ * Reads a GET answer to its end without keeping it; its status and length. `pauseMs`: a caller
+ * that stops reading after its first bytes for that long (its flow control holds the device back).
+ */
+function drainGet(url: string, token: string, pauseMs = 0): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers: { authorization: `Bearer ${token}` } }, (res) => {
       let bytes = 0;
+      res.once('data', () => {
+        if (pauseMs === 0) return;
+        res.pause();
+        setTimeout(() => res.resume(), pauseMs);
+      });
       res.on('data', (chunk: Buffer) => (bytes += chunk.length));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
       res.on('error', reject);
@@ -63,23 +88,26 @@ function drainGet(url: string, token: string): Promise<{ status: number; bytes: 
 }
 
 describe('device answers: deadline and big listings (stub device)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-device-answers-'));
+  let stub: RuntimeStub | undefined;
+  // Declared before the fleet, so that it runs first: the stub device leaves before the server stops.
+  afterAll(() => {
+    stub?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ env: { FILES_STALL_TIMEOUT_SECS: String(STALL_SECS) }, relay: true, users: { alice: ALICE }, devices: { 'stub-1': { owner: 'alice' } } });
   let server: TestServer;
-  let stub: RuntimeStub;
   let alice: Caller;
   let cli: CliHome;
-  let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-device-answers-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', FILES_STALL_TIMEOUT_SECS: String(STALL_SECS) });
-    alice = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'stub-1', `user:${ALICE}`, alice);
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    cli = fleet.user('alice').home;
     stub = await connectRuntimeStub({
       port: server.tunnel!.port,
       ca: server.tunnel!.caFile,
-      apiKey,
+      apiKey: fleet.device('stub-1').apiKey,
       handlers: {
         // Accepts, then never answers a listing of /silent; any other listing is huge.
         'fs/ls': (stream, args) => {
@@ -93,23 +121,15 @@ describe('device answers: deadline and big listings (stub device)', () => {
           stream.respond({ ':status': 200, 'content-type': 'application/json' });
           stream.resume();
         },
-        // Announces a file and never sends it.
-        'fs/read': (stream) => {
+        // Announces a file and never sends it; /big is a big file, sent.
+        'fs/read': (stream, args) => {
           stream.on('error', () => undefined);
+          if (args.path === '/big') return void writeBigFile(stream, BIG_FILE_BYTES);
           stream.respond({ ':status': 200, 'svc-size': '10', 'svc-mode': '0644', 'svc-mtime': '0' }, { waitForTrailers: true });
         },
       },
     });
     expect(stub.hello.ok).toBe(true);
-    cli = cliHome(server);
-    await svcLogin(cli, ALICE);
-  });
-  afterAll(async () => {
-    stub?.close();
-    await server?.close();
-    await idp?.stop();
-    cli?.remove();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   describe(`a device that accepts a file stream and never answers (deadline ${STALL_SECS} s)`, () => {
@@ -133,6 +153,21 @@ describe('device answers: deadline and big listings (stub device)', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(timedOut);
       expect(existsSync(join(dir, 'never'))).toBe(false);
+    });
+  });
+
+  describe('a caller that stops reading for longer than the deadline: not the device stalling, so not cut', () => {
+    const pauseMs = (STALL_SECS + 2) * 1000;
+
+    it('gets the whole listing', async () => {
+      const answer = await drainGet(`${server.url}/devices/stub-1/files?path=${encodeURIComponent('/big')}`, alice.token!, pauseMs);
+      expect(answer.status).toBe(200);
+      expect(answer.bytes).toBeGreaterThan(HUGE_BYTES);
+    });
+
+    it('gets the whole file', async () => {
+      const answer = await drainGet(`${server.url}/devices/stub-1/files/content?path=${encodeURIComponent('/big')}`, alice.token!, pauseMs);
+      expect(answer).toEqual({ status: 200, bytes: BIG_FILE_BYTES });
     });
   });
 

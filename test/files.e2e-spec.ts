@@ -12,9 +12,9 @@ import { pipeline } from 'node:stream/promises';
 import { execFileSync } from 'node:child_process';
 import { DeviceFiles } from '../apps/cli/src/sdk/device-files';
 import type { Caller } from './fixtures/api-client';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess, TEST_CARRIER } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { RuntimeProcess, TEST_CARRIER } from './fixtures/runtime-process';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@files.test';
 const BIG_BYTES = Number(process.env.FILES_BIG_MIB ?? 101) * 1024 * 1024;
@@ -48,38 +48,31 @@ function tempFiles(dir: string): string[] {
 }
 
 describe('device files (real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-files-'));
+  const device = join(dir, 'device');
+  const local = join(dir, 'local');
+  mkdirSync(device);
+  mkdirSync(local);
+  let files: DeviceFiles;
+  // Declared before the fleet, so that it runs first: the client closes before the server.
+  afterAll(() => {
+    files?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({
+    carrier: (process.env.FILES_TRANSPORT as 'tcp' | 'quic' | undefined) ?? TEST_CARRIER,
+    users: { alice: ALICE },
+    devices: { 'fs-1': { owner: 'alice', shares: { 'viewer@files.test': 'viewer' }, runtime: true }, 'fs-off': { owner: 'alice' } },
+  });
   let server: TestServer;
   let alice: Caller;
   let runtime: RuntimeProcess;
-  let dir: string;
-  let device: string;
-  let local: string;
-  let files: DeviceFiles;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    dir = mkdtempSync(join(tmpdir(), 'svc-files-'));
-    device = join(dir, 'device');
-    local = join(dir, 'local');
-    mkdirSync(device);
-    mkdirSync(local);
-    const apiKey = await registerDevice(server, 'fs-1', `user:${ALICE}`, alice);
-    await registerDevice(server, 'fs-off', `user:${ALICE}`, alice);
-    await server.api.post('/devices/fs-1/access', { email_or_org_id: 'viewer@files.test', role: 'viewer' }, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_TUNNEL_TRANSPORT: process.env.FILES_TRANSPORT ?? TEST_CARRIER });
-    await runtime.waitForLog('tunnel up');
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    runtime = fleet.device('fs-1').runtime!;
     files = filesFor(alice);
-  });
-  afterAll(async () => {
-    files?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   function filesFor(caller: Caller): DeviceFiles {

@@ -13,45 +13,38 @@ import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { forwardStdio } from '../apps/cli/src/sdk/local-forwarder';
 import type { Caller } from './fixtures/api-client';
 import { startCountServer, startEchoServer, TargetServer } from './fixtures/forward-targets';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { launcherHook, RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { useFleet } from './fixtures/fleet';
+import { launcherHook } from './fixtures/runtime-process';
 import { Sshd, startSshd } from './fixtures/sshd';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@stdio.test';
 const PROXY = resolve(__dirname, 'fixtures/stdio-proxy.ts');
 
 describe('the stdio form of a forward (real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-stdio-'));
+  let streams: DeviceStreams;
+  // Declared before the fleet, so that it runs first: the client's connection closes before the server.
+  afterAll(async () => {
+    await streams?.close();
+  });
+  const fleet = useFleet({ users: { alice: ALICE }, devices: { 'st-1': { owner: 'alice', runtime: true } } });
   let server: TestServer;
   let alice: Caller;
-  let runtime: RuntimeProcess;
   let sshd: Sshd;
-  let dir: string;
-  let streams: DeviceStreams;
   const targets: TargetServer[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-stdio-'));
     sshd = await startSshd(dir);
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'st-1', `user:${ALICE}`, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
     streams = new DeviceStreams({ host: '127.0.0.1', port: server.tunnel!.port, trust: { ca: readFileSync(server.tunnel!.caFile) }, token: () => alice.token! });
   });
   afterEach(async () => {
     await Promise.all(targets.splice(0).map((t) => t.close()));
   });
   afterAll(async () => {
-    await streams?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
     await sshd?.stop();
-    await server?.close();
-    await idp?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -13,53 +13,38 @@ import { DeviceStreamError, DeviceStreams } from '../apps/cli/src/sdk/device-str
 import { LocalForwarder } from '../apps/cli/src/sdk/local-forwarder';
 import type { Caller } from './fixtures/api-client';
 import { exchange, startCountServer, startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@forward.test';
 const CONNECTIONS = 50;
 const PAYLOAD_BYTES = 256 * 1024;
 
 describe('forwarding through client streams (real runtime)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let alice: Caller;
-  let runtime: RuntimeProcess;
-  let dir: string;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-forward-'));
   let streams: DeviceStreams;
   const targets: TargetServer[] = [];
   const forwarders: LocalForwarder[] = [];
+  // Declared before the fleet, so that it runs first: the client's connection closes before the server.
+  afterAll(async () => {
+    await streams?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({
+    users: { alice: ALICE },
+    devices: { 'fw-1': { owner: 'alice', shares: { 'viewer@forward.test': 'viewer' }, runtime: true }, 'fw-off': { owner: 'alice' } },
+  });
+  let server: TestServer;
+  let alice: Caller;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    dir = mkdtempSync(join(tmpdir(), 'svc-forward-'));
-    const apiKey = await registerDevice(server, 'fw-1', `user:${ALICE}`, alice);
-    await registerDevice(server, 'fw-off', `user:${ALICE}`, alice);
-    await server.api.post('/devices/fw-1/access', { email_or_org_id: 'viewer@forward.test', role: 'viewer' }, alice);
-    runtime = startRuntimeProcess(['run'], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
-    await runtime.waitForLog('tunnel up');
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
     streams = streamsFor(alice);
   });
   afterEach(async () => {
     await Promise.all(forwarders.splice(0).map((f) => f.close()));
     await Promise.all(targets.splice(0).map((t) => t.close()));
-  });
-  afterAll(async () => {
-    await streams?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   function streamsFor(caller: Caller): DeviceStreams {
@@ -96,25 +81,29 @@ describe('forwarding through client streams (real runtime)', () => {
     }
   }
 
-  async function expectEchoes(at: { port: number } | { path: string }): Promise<void> {
+  async function expectEchoes(at: { port: number } | { path: string }, errors: Error[]): Promise<void> {
     const payloads = Array.from({ length: CONNECTIONS }, () => randomBytes(PAYLOAD_BYTES));
-    const echoed = await Promise.all(payloads.map((payload) => exchange(at, payload)));
+    const echoed = await Promise.all(payloads.map((payload) => exchange(at, payload))).catch((err: Error) => {
+      throw new Error(`${err.message}; the forwarder's connection errors: ${JSON.stringify(errors.map((e) => `${(e as { code?: string }).code}: ${e.message}`))}`);
+    });
     echoed.forEach((back, i) => expect(back.equals(payloads[i])).toBe(true));
   }
 
   it(`forwards ${CONNECTIONS} concurrent TCP connections of ${PAYLOAD_BYTES / 1024} KiB byte for byte`, async () => {
     const echo = await target(startEchoServer({ host: '127.0.0.1' }));
     const [mapping] = parseForwardSpec(`10022:${echo.port}`);
-    const { port } = await forwarder(mapping);
-    await expectEchoes({ port });
+    const errors: Error[] = [];
+    const { port } = await forwarder(mapping, errors);
+    await expectEchoes({ port }, errors);
     expect(echo.accepted).toHaveLength(CONNECTIONS);
   });
 
   it(`forwards ${CONNECTIONS} concurrent connections from a local unix socket to one on the device`, async () => {
     const echo = await target(startEchoServer({ path: join(dir, 'echo.sock') }));
     const [mapping] = parseForwardSpec(`${join(dir, 'local.sock')}:${join(dir, 'echo.sock')}`);
-    const { path } = await forwarder(mapping);
-    await expectEchoes({ path });
+    const errors: Error[] = [];
+    const { path } = await forwarder(mapping, errors);
+    await expectEchoes({ path }, errors);
     expect(echo.accepted).toHaveLength(CONNECTIONS);
   });
 

@@ -17,6 +17,7 @@ import {
   TUNNEL_OPS,
   TUNNEL_PROTOCOL_VERSION,
 } from '@svc/common';
+import { eventually } from './fixtures/eventually';
 import { QuicCarrier } from '../apps/server/src/relay/quic/quic.carrier';
 import { quicIdentity } from '../apps/server/src/relay/quic/quic-identity';
 import { QuicTunnelSession } from '../apps/server/src/relay/quic/quic-tunnel-session';
@@ -119,7 +120,7 @@ describe('QUIC carrier: one QUIC stream per operation', () => {
       const still = pushed === seen;
       seen = pushed;
       return pushed >= 8 * 1024 * 1024 && still;
-    }, 60_000, 200);
+    }, 200);
     const output = await exec(session, ['echo', 'not held up']);
     expect(output).toBe('not held up\n');
     expect(stuck.writableLength).toBeGreaterThan(0); // still waiting for room the target never makes
@@ -173,10 +174,7 @@ async function exec(session: TunnelSession, command: string[]): Promise<string> 
   return Buffer.concat(frames.filter((frame) => frame.type === FrameType.STDOUT).map((frame) => frame.payload)).toString();
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 30_000, everyMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+/** The shared `eventually`, polled often by default: these conditions are in-process and change fast. */
+function waitFor(condition: () => boolean, intervalMs = 20): Promise<true> {
+  return eventually(`the condition ${condition.toString().replace(/\s+/g, ' ')}`, condition, { intervalMs });
 }

@@ -11,9 +11,9 @@ import type { Job } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { processRunning } from './fixtures/deployment-jobs';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import type { TestServer } from './fixtures/test-server';
 import { eventually as waitUntil } from './fixtures/eventually';
 
 const OWNER = 'owner@deploy-e2e.test';
@@ -25,13 +25,21 @@ function sleeper(id: string, over: Partial<Job> = {}): Job {
 }
 
 describe('deployments on a real runtime', () => {
-  let idp: IdentityProviderHandle;
+  const home = mkdtempSync(join(tmpdir(), 'svc-deploy-e2e-'));
+  const deviceId = 'deploy-e2e';
   let server: TestServer | undefined;
   let owner: Caller;
-  let home: string;
   let runtime: RuntimeProcess | undefined;
-  let deviceId: string;
   let env: Record<string, string>;
+  let ticker: NodeJS.Timeout | undefined;
+  // Declared before the fleet, so that it runs first: the runtime (restarted by the tests, so not the fleet's) stops before the server.
+  afterAll(async () => {
+    clearInterval(ticker);
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    rmSync(home, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { owner: OWNER }, devices: { [deviceId]: { owner: 'owner' } } });
 
   const configDir = () => join(home, 'svc');
   const pidOf = (jobId: string): number | undefined => {
@@ -50,30 +58,16 @@ describe('deployments on a real runtime', () => {
       describe: async () => `last status: ${server ? JSON.stringify(await status()) : 'server down'}\nruntime log:\n${runtime?.stderr.slice(-40).join('\n')}`,
     });
 
-  let ticker: NodeJS.Timeout | undefined;
-
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
+    server = fleet.server;
     // The test server's clock stands still; reports stored in the same instant would tie as "newest".
     ticker = setInterval(() => server?.clock.advance(20), 20);
-    owner = await server.login(OWNER);
-    home = mkdtempSync(join(tmpdir(), 'svc-deploy-e2e-'));
-    deviceId = 'deploy-e2e';
-    const apiKey = await registerDevice(server, deviceId, `user:${OWNER}`, owner);
+    owner = fleet.user('owner').caller;
     // A copy: the server's own goes with it when it stops, and the runtime is restarted after that.
     copyFileSync(server.tunnel!.caFile, join(home, 'ca.pem'));
-    env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: join(home, 'ca.pem'), SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
+    env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: join(home, 'ca.pem'), SVC_API_KEY: fleet.device(deviceId).apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
     runtime = startRuntimeProcess(['run'], env);
     await runtime.waitForLog('deployment channel open');
-  });
-  afterAll(async () => {
-    clearInterval(ticker);
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    rmSync(home, { recursive: true, force: true });
   });
 
   it('runs two deployed service jobs, running and healthy in the status; a killed job is restarted and counted', async () => {

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import type { Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { processRunning } from './fixtures/deployment-jobs';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import type { TestServer } from './fixtures/test-server';
 import { freePort } from './fixtures/free-port';
 import { eventually as waitUntil } from './fixtures/eventually';
 
@@ -35,32 +35,28 @@ function processesWith(marker: string): number[] {
 }
 
 describe('jobs left running by a runtime killed with SIGKILL', () => {
-  let idp: IdentityProviderHandle;
+  const home = mkdtempSync(join(tmpdir(), 'svc-leftover-'));
   let server: TestServer;
   let owner: Caller;
-  let home: string;
   let runtime: RuntimeProcess | undefined;
   let env: Record<string, string>;
   let ticker: NodeJS.Timeout;
   const marker = `svc-leftover-${process.pid}`;
-
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    ticker = setInterval(() => server.clock.advance(20), 20);
-    owner = await server.login(OWNER);
-    home = mkdtempSync(join(tmpdir(), 'svc-leftover-'));
-    const apiKey = await registerDevice(server, 'leftover', `user:${OWNER}`, owner);
-    env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
-  });
+  // Declared before the fleet, so that it runs first: the runtime (killed and restarted by the test, so its own) stops before the server.
   afterAll(async () => {
     clearInterval(ticker);
     runtime?.kill('SIGTERM');
     await runtime?.exited;
     for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
-    await server?.close();
-    await idp?.stop();
     rmSync(home, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { owner: OWNER }, devices: { leftover: { owner: 'owner' } } });
+
+  beforeAll(() => {
+    server = fleet.server;
+    ticker = setInterval(() => server.clock.advance(20), 20);
+    owner = fleet.user('owner').caller;
+    env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: fleet.device('leftover').apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
   });
 
   const eventually = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false) =>

@@ -4,12 +4,8 @@
  * (8 at a time), a tenth of which leave a background child behind; afterwards /proc shows no
  * child of the runtime (zombie or alive) and no leftover background process anywhere.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { readdirSync, readFileSync } from 'node:fs';
+import { useFleet } from './fixtures/fleet';
 import { eventually } from './fixtures/eventually';
 
 const EXECS = 1000;
@@ -40,29 +36,12 @@ function processes(): ProcEntry[] {
 }
 
 describe('runtime process hygiene (real process)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let runtime: RuntimeProcess;
-  let home: string;
-
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    home = mkdtempSync(join(tmpdir(), 'svc-procs-'));
-  });
-  afterAll(async () => {
-    runtime?.kill('SIGKILL');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const fleet = useFleet({ users: { alice: 'alice@procs.test' }, devices: { 'rt-procs': { owner: 'alice', runtime: true } } });
 
   it(`leaves no zombie and no stray process after ${EXECS} execs`, async () => {
-    const alice = await server.login('alice@procs.test');
-    const apiKey = await registerDevice(server, 'rt-procs', 'user:alice@procs.test', alice);
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
+    const server = fleet.server;
+    const alice = fleet.user('alice').caller;
+    const runtime = fleet.device('rt-procs').runtime!;
 
     let next = 0;
     const failures: unknown[] = [];

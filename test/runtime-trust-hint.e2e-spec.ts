@@ -6,33 +6,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 import { eventually } from './fixtures/eventually';
 
 describe.each(['tcp', 'quic'] as const)('a runtime without --ca (%s carrier)', (carrier) => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
+  const home = mkdtempSync(join(tmpdir(), 'svc-trust-hint-'));
   let runtime: RuntimeProcess | undefined;
-  let home: string;
-
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    home = mkdtempSync(join(tmpdir(), 'svc-trust-hint-'));
-  });
+  // Declared before the fleet, so that it runs first: the runtime (the test's own: the fleet's would be given the CA) stops before the server.
   afterAll(async () => {
     runtime?.kill('SIGKILL');
     await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
     rmSync(home, { recursive: true, force: true });
   });
+  const fleet = useFleet({ relay: true, users: { alice: 'alice@trust.test' }, devices: { [`trust-${carrier}`]: { owner: 'alice' } } });
 
   it('logs what to pass, naming --ca and --pin with the fingerprint the server announces, once', async () => {
-    const alice = await server.login('alice@trust.test');
-    const apiKey = await registerDevice(server, `trust-${carrier}`, 'user:alice@trust.test', alice);
+    const server = fleet.server;
+    const apiKey = fleet.device(`trust-${carrier}`).apiKey;
     runtime = startRuntimeProcess(['run', '--transport', carrier], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_API_KEY: apiKey });
     const hint = await runtime.waitForLog('the server certificate is not trusted');
     expect(hint.level).toBe('error');

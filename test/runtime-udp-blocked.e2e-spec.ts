@@ -6,16 +6,9 @@
  * Needs root (or CAP_NET_ADMIN) and iptables; without them it fails, naming what is missing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
-
-const OWNER = 'user:alice@example.test';
-const WAIT_MS = 30_000;
+import { eventually } from './fixtures/eventually';
+import { useFleet } from './fixtures/fleet';
 
 /** One DROP rule for UDP to `port`, tagged so that only this rule is ever removed. */
 class UdpBlock {
@@ -43,52 +36,30 @@ class UdpBlock {
 }
 
 describe('runtime with UDP blocked by a firewall rule', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer | undefined;
   let block: UdpBlock | undefined;
-  let rt: RuntimeProcess | undefined;
-  let dir: string | undefined;
-
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-  });
-  afterAll(async () => {
+  // Declared before the fleet, so that it runs first: the firewall rule goes whatever happened.
+  afterAll(() => {
     block?.remove();
-    if (rt) {
-      rt.kill('SIGKILL');
-      await rt.exited;
-    }
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    await idp?.stop();
   });
+  const fleet = useFleet({ relay: true, users: { alice: 'alice@example.test' } });
 
   it('falls back to TLS over TCP, and moves to QUIC once UDP passes', async () => {
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    const alice = await server.login('alice@example.test');
+    const server = fleet.server;
+    const alice = fleet.user('alice').caller;
     block = new UdpBlock(server.tunnel!.port);
     block.add();
-    dir = mkdtempSync(join(tmpdir(), 'svc-rt-udp-blocked-'));
-    rt = startRuntimeProcess(['run', '--quic-probe-interval', '500ms'], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: await registerDevice(server, 'udp-blocked', OWNER, alice),
-      SVC_TUNNEL_TRANSPORT: 'auto',
-    });
+    // The runtime starts once UDP is blocked; the fleet waits for its tunnel (on TCP).
+    const rt = (await fleet.addDevice('udp-blocked', { owner: 'alice', runtime: { args: ['--quic-probe-interval', '500ms'], env: { SVC_TUNNEL_TRANSPORT: 'auto' } } })).runtime!;
     expect(await rt.waitForLog('QUIC unavailable; using TLS over TCP')).toMatchObject({ error: expect.stringMatching(/QUIC connection to 127\.0\.0\.1:\d+ failed/) });
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
     const registry = server.app.get(TunnelRegistry);
-    const exec = async () => (await server!.api.post('/api/exec', { device: 'udp-blocked', command: ['echo', 'hi'] }, alice)).body;
+    const exec = async () => (await server.api.post('/api/exec', { device: 'udp-blocked', command: ['echo', 'hi'] }, alice)).body;
     expect(registry.sessionOf('udp-blocked')?.carrier).toBe('tcp');
     expect(await exec()).toMatchObject({ output: 'hi\n', exit_code: 0 });
 
     block.remove();
     await rt.waitForLog('tunnel moved to QUIC');
-    const deadline = Date.now() + WAIT_MS;
-    while (registry.sessionOf('udp-blocked')?.carrier !== 'quic' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(registry.sessionOf('udp-blocked')?.carrier).toBe('quic');
+    await eventually('the session on QUIC', () => registry.sessionOf('udp-blocked')?.carrier === 'quic', { describe: () => `carrier: ${registry.sessionOf('udp-blocked')?.carrier}` });
     expect(await exec()).toMatchObject({ output: 'hi\n', exit_code: 0 });
   });
 });

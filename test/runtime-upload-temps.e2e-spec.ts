@@ -8,34 +8,31 @@ import { ClientRequest, request } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import type { TestServer } from './fixtures/test-server';
 import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@upload-temps.test';
 const HOUR_MS = 60 * 60 * 1000;
 
 describe('stale upload temp files on the device', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let dir: string;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-upload-temps-'));
+  mkdirSync(join(dir, 'device'));
   const runtimes: RuntimeProcess[] = [];
   const uploads: ClientRequest[] = [];
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-upload-temps-'));
-    mkdirSync(join(dir, 'device'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-  });
+  // Declared before the fleet, so that it runs first: the runtimes (killed and restarted by the test, so its own) stop before the server.
   afterAll(async () => {
     for (const upload of uploads) upload.destroy();
     for (const runtime of runtimes) runtime.kill('SIGKILL');
     await Promise.all(runtimes.map((runtime) => runtime.exited));
-    await server?.close();
-    await idp?.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({ relay: true, users: { alice: ALICE }, devices: { 'temps-1': { owner: 'alice' } } });
+  let server: TestServer;
+
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   const temps = () => readdirSync(join(dir, 'device')).filter((name) => /^\..*\.svc-[0-9a-f]{12}\.tmp$/.test(name));
@@ -53,9 +50,8 @@ describe('stale upload temp files on the device', () => {
   }
 
   it('removes the temp file of an upload cut off by a crash once it is stale, at start, and keeps a fresh one', async () => {
-    const alice = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'temps-1', `user:${ALICE}`, alice);
-    const env = { HOME: dir, SVC_CONFIG_DIR: join(dir, 'config'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey };
+    const alice = fleet.user('alice').caller;
+    const env = { HOME: dir, SVC_CONFIG_DIR: join(dir, 'config'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: fleet.device('temps-1').apiKey };
     const first = startRuntimeProcess(['run'], env);
     runtimes.push(first);
     await first.waitForLog('tunnel up');

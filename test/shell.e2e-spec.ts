@@ -12,9 +12,9 @@ import { encodeFrame, encodeStreamArgs, FrameType } from '@svc/common';
 import { DeviceStreamError, DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { openShell, ShellOptions, ShellSession } from '../apps/cli/src/sdk/shell-session';
 import type { Caller } from './fixtures/api-client';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { RuntimeProcess } from './fixtures/runtime-process';
+import type { TestServer } from './fixtures/test-server';
 import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@shell.test';
@@ -31,42 +31,30 @@ interface Terminal {
 }
 
 describe('interactive shell through client streams (real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-shell-'));
+  let streams: DeviceStreams;
+  // Declared before the fleet, so that it runs first: the client's connection closes before the server.
+  afterAll(async () => {
+    await streams?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fleet = useFleet({
+    users: { alice: ALICE },
+    devices: { 'sh-1': { owner: 'alice', shares: { 'viewer@shell.test': 'viewer' }, runtime: true }, 'sh-off': { owner: 'alice' } },
+  });
   let server: TestServer;
   let alice: Caller;
   let runtime: RuntimeProcess;
-  let dir: string;
-  let streams: DeviceStreams;
   const open: ShellSession[] = [];
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    dir = mkdtempSync(join(tmpdir(), 'svc-shell-'));
-    const apiKey = await registerDevice(server, 'sh-1', `user:${ALICE}`, alice);
-    await registerDevice(server, 'sh-off', `user:${ALICE}`, alice);
-    await server.api.post('/devices/sh-1/access', { email_or_org_id: 'viewer@shell.test', role: 'viewer' }, alice);
-    runtime = startRuntimeProcess(['run'], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
-    await runtime.waitForLog('tunnel up');
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    runtime = fleet.device('sh-1').runtime!;
     streams = streamsFor(alice);
   });
   afterEach(() => {
     for (const session of open.splice(0)) session.close();
-  });
-  afterAll(async () => {
-    await streams?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   function streamsFor(caller: Caller): DeviceStreams {
@@ -248,7 +236,6 @@ describe('interactive shell through client streams (real runtime)', () => {
   });
 
   it('refuses shells clearly on a device whose runtime cannot load the PTY library, and keeps serving', async () => {
-    const apiKey = await registerDevice(server, 'sh-nopty', `user:${ALICE}`, alice);
     // What a platform without a prebuilt binary looks like to the runtime: the package does not resolve.
     const hook = join(dir, 'no-pty.js');
     writeFileSync(
@@ -260,16 +247,8 @@ Module._resolveFilename = function (request, ...rest) {
   return resolve.call(this, request, ...rest);
 };`,
     );
-    const bare = startRuntimeProcess(['run'], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc-nopty'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-      NODE_OPTIONS: `--require ${hook}`,
-    });
+    const bare = (await fleet.addDevice('sh-nopty', { owner: 'alice', runtime: { env: { NODE_OPTIONS: `--require ${hook}` } } })).runtime!;
     try {
-      await bare.waitForLog('tunnel up');
       for (let attempt = 0; attempt < 2; attempt++) {
         const error = await openShell(streams, 'sh-nopty', SIZE).then(
           () => undefined,

@@ -8,6 +8,8 @@ import { eventually } from '../../../../test/fixtures/eventually';
 /** Healthy at its first check; one check timing out on a loaded machine (timeout = interval) does not make it unhealthy. */
 const healthy = (id: string) => sleeper(id, { observe: { health: { every: '100ms', observe: 'true', fails_after: 3 } } });
 const neverHealthy = (id: string) => sleeper(id, { observe: { health: { every: '100ms', observe: 'exit 1', fails_after: 2 } } });
+/** The same, for a reason that names the check's exit code: a probe's timeout is its interval, and a loaded machine's fork can take 100 ms (the reason would say "timed out"). */
+const neverHealthyExit1 = (id: string) => sleeper(id, { observe: { health: { every: '1s', observe: 'exit 1', fails_after: 2 } } });
 const noRestart = { policy: 'never' as const };
 
 function rolledBack(engine: DeploymentEngine): DeploymentStatusReport | undefined {
@@ -30,7 +32,7 @@ describe('health-gated activation', () => {
     const dir = kit.tempDir();
     const { engine, goodPid } = await startWithGood(dir);
     const rollback: RollbackPolicy = { on_health_failure: 'any', stabilization_period_secs: 10 };
-    await engine.apply({ revision: 2, deployment: deployment('bad', [neverHealthy('api')], { rollback }) });
+    await engine.apply({ revision: 2, deployment: deployment('bad', [neverHealthyExit1('api')], { rollback }) });
     expect(processRunning(goodPid)).toBe(false);
     const badPid = await eventually('bad pid', () => readPid(join(persistentWorkdir(dir, 'api'), 'pid')));
 
@@ -46,7 +48,7 @@ describe('health-gated activation', () => {
     ]);
 
     // The same desired state again (a reconnect, a server whose revision restarted): not retried.
-    const again = await engine.apply({ revision: 7, deployment: deployment('bad', [neverHealthy('api')], { rollback }) });
+    const again = await engine.apply({ revision: 7, deployment: deployment('bad', [neverHealthyExit1('api')], { rollback }) });
     expect(again.map((candidate) => candidate.status)).toEqual(['rolled_back', 'running']);
     expect(readPid(join(persistentWorkdir(dir, 'api'), 'pid'))).toBeUndefined();
 
@@ -58,12 +60,14 @@ describe('health-gated activation', () => {
   it('rolls back at the end of the period when a job is not healthy, and tries a changed deployment again', async () => {
     const dir = kit.tempDir();
     const { engine } = await startWithGood(dir);
-    // `{consecutive: 50}` is never reached within one second: the end-of-period check decides.
-    const rollback: RollbackPolicy = { on_health_failure: { consecutive: 50 }, stabilization_period_secs: 1 };
+    // `{consecutive: 50}` is never reached within 3 s (50 checks take over 5 s): the end-of-period
+    // check decides. 3 s, not 1: a loaded machine may not have failed the two checks that make the
+    // job unhealthy within one second (the reason would say "unknown").
+    const rollback: RollbackPolicy = { on_health_failure: { consecutive: 50 }, stabilization_period_secs: 3 };
     await engine.apply({ revision: 2, deployment: deployment('bad', [neverHealthy('api')], { rollback }) });
     const verdict = await eventually('rolled back', () => rolledBack(engine));
     // The reason is the end-of-period check's own (no timing assertion: timers may fire a millisecond early by Date.now()).
-    expect(verdict.rollback?.reason).toMatch(/^not healthy within the stabilization period of 1 s: job api is running, unhealthy/);
+    expect(verdict.rollback?.reason).toMatch(/^not healthy within the stabilization period of 3 s: job api is running, unhealthy/);
 
     // Fixed (another updated_at): tried again, and this time it stays.
     await engine.apply({ revision: 3, deployment: deployment('bad', [healthy('api')], { rollback, updated_at: '2025-03-01T00:00:00.000Z' }) });
@@ -88,8 +92,8 @@ describe('health-gated activation', () => {
     const rollback: RollbackPolicy = { on_health_failure: 'all', stabilization_period_secs: 20 };
     const crash = job({ id: 'crash', steps: [{ name: 'main', run: 'sleep 0.5; exit 1' }], restart: noRestart });
     await engine.apply({ revision: 2, deployment: deployment('half', [healthy('ok'), crash], { rollback }) });
-    await eventually('crash failed', () => report(engine, 'half')?.jobs[1].status === 'failed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The gate checks every change as it happens: once both jobs settled (one failed, one healthy) it has seen all it will.
+    await eventually('crash failed and ok healthy', () => report(engine, 'half')?.jobs[1].status === 'failed' && report(engine, 'half')?.jobs[0].health === 'healthy');
     expect(rolledBack(engine)).toBeUndefined();
     expect(report(engine, 'half')?.status).toBe('failed');
 

@@ -1,9 +1,11 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deployment, EngineKit, job, jobStatus, processRunning, readPid, report, sleeper } from '../../../../test/fixtures/deployment-jobs';
 import { persistentWorkdir } from './job-workdir';
 import { eventually } from '../../../../test/fixtures/eventually';
 
 const NODE = process.execPath;
+const readText = (path: string): string | undefined => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 /** A tiny HTTP server on an ephemeral port, which it writes to `port`; its health probe asks it over HTTP. */
 const HTTP_SERVICE = `exec "$NODE" -e "require('http').createServer((q, s) => s.end('ok')).listen(0, function () { require('fs').writeFileSync('port', String(this.address().port)); })"`;
 const HTTP_PROBE = `"$NODE" -e "fetch('http://127.0.0.1:' + require('fs').readFileSync('port', 'utf8')).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"`;
@@ -104,12 +106,13 @@ describe('service jobs', () => {
       id: 'detached',
       steps: [{ name: 'up', run: 'echo up >> ups' }],
       // Probe timeouts are their intervals: long enough that a loaded machine's slow fork fails no check.
-      observe: { liveness: { every: '500ms', observe: 'test -e ups', fails_after: 2 }, health: { every: '1s', observe: 'true', fails_after: 1 } },
+      // The liveness probe passes while `ups` exists, and notes each pass in `lives`.
+      observe: { liveness: { every: '500ms', observe: 'test -e ups && echo pass >> lives', fails_after: 2 }, health: { every: '1s', observe: 'true', fails_after: 1 } },
     });
     await engine.apply({ revision: 1, deployment: deployment('d1', [detached]) });
     await eventually('healthy', () => jobStatus(engine, 'detached')?.health === 'healthy');
-    // Time for the liveness probe to pass twice: a detached job whose main step ended is not restarted.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // The liveness probe passed twice: a detached job whose main step ended is not restarted.
+    await eventually('two passed liveness checks', () => (readText(join(persistentWorkdir(dir, 'detached'), 'lives'))?.split('\n').length ?? 0) > 2);
     expect(jobStatus(engine, 'detached')).toMatchObject({ status: 'running', health: 'healthy', restarts: 0, exit_code: 0 });
     expect(report(engine, 'd1')?.status).toBe('running');
   });

@@ -60,6 +60,8 @@ class ShellRun implements RunningOperation {
   private outputPaused = false;
   private exited = false;
   private aborted = false;
+  /** The runtime's shutdown hung the terminal up: EXIT says SIGHUP however the group then ended (it may have needed SIGKILL). */
+  private hungUpByShutdown = false;
 
   constructor(
     private readonly pty: Pty,
@@ -79,7 +81,7 @@ class ShellRun implements RunningOperation {
         // The shell's own group may hold what it left running; its other jobs got its SIGHUP.
         if (groupAlive(pty.pid)) this.terminator.terminate();
         this.terminator.dispose();
-        const name = signal ? signalName(signal) : null;
+        const name = this.hungUpByShutdown ? 'SIGHUP' : signal ? signalName(signal) : null;
         void this.finish({ exit_code: name ? null : exitCode, signal: name, timed_out: false }).then(resolve);
       }),
     );
@@ -87,7 +89,8 @@ class ShellRun implements RunningOperation {
 
   abort(reason: string): void {
     if (this.exited) return;
-    if (reason !== 'shutdown') {
+    if (reason === 'shutdown') this.hungUpByShutdown = true;
+    else {
       this.aborted = true;
       this.resumeOutput();
     }

@@ -91,6 +91,9 @@ export async function relayDownload(tunnel: TunnelStream, req: Request, res: Res
   }
   const body = tunnel.body;
   body.on('data', () => deadline.touch());
+  // The pipe pauses the device's stream while the caller does not read: the caller's pace, not a stall.
+  body.on('pause', () => deadline.holdForCaller());
+  body.on('resume', () => deadline.releaseForCaller());
   const delivered = await new Promise<boolean>((resolve) => {
     body.once('end', () => resolve(true));
     body.once('error', () => resolve(false));

@@ -24,7 +24,7 @@ export async function relayListing(tunnel: TunnelStream, res: Response, deadline
       relayed += chunk.length;
       if (relayed > FILE_LIMITS.maxListingBytes) throw new DomainError('INTERNAL', `The device sent a listing larger than ${FILE_LIMITS.maxListingBytes} bytes`);
       if (!res.headersSent) res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
-      if (!res.write(chunk)) await drained(res);
+      if (!res.write(chunk)) await deadline.waitOnCaller(drained(res));
       if (res.destroyed) return;
     }
     if (relayed === 0) throw new DomainError('INTERNAL', 'The device answered the listing with nothing');

@@ -35,7 +35,7 @@ export async function relayManifest(tunnel: TunnelStream, res: Response, deadlin
         pending = pending.slice(cut + 1);
       }
       if (Buffer.byteLength(pending) > MAX_LINE_BYTES) throw new DomainError('INTERNAL', 'The device sent an invalid listing (line too long)');
-      if (out.length > 0 && !res.write(out)) await drained(res);
+      if (out.length > 0 && !res.write(out)) await deadline.waitOnCaller(drained(res));
       if (res.destroyed) return;
     }
     if (pending.length > 0) throw new DomainError('INTERNAL', 'The device sent an invalid listing (unterminated line)');

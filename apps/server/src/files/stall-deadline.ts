@@ -5,11 +5,14 @@ import type { TunnelStream } from '../relay/tunnel-carrier';
  * The server-side deadline of a file operation (FILES_STALL_TIMEOUT_SECS), like exec's: a device
  * that accepted a file stream and then moves no byte (no answer, no data, no reading of an
  * upload) for that long has its stream cancelled, and the caller gets TIMEOUT instead of waiting
- * forever. Each relay calls `touch()` whenever bytes move.
+ * forever. Each relay calls `touch()` whenever bytes move. While the server waits on the caller (a
+ * slow reader: flow control then holds the device back), the device is not stalling, and the
+ * deadline waits too (`holdForCaller` / `waitOnCaller`).
  */
 export class StallDeadline {
   private timer: NodeJS.Timeout;
   private fired = false;
+  private callerHolds = false;
 
   constructor(
     private readonly deviceId: string,
@@ -33,6 +36,27 @@ export class StallDeadline {
 
   touch(): void {
     if (!this.fired) this.timer.refresh();
+  }
+
+  /** The caller stopped reading: the device's silence from now on is not its own. */
+  holdForCaller(): void {
+    this.callerHolds = true;
+  }
+
+  /** The caller reads again: the device has the whole deadline from now. */
+  releaseForCaller(): void {
+    this.callerHolds = false;
+    this.touch();
+  }
+
+  /** Waits on the caller (e.g. a response's 'drain') with the deadline held. */
+  async waitOnCaller<T>(wait: Promise<T>): Promise<T> {
+    this.holdForCaller();
+    try {
+      return await wait;
+    } finally {
+      this.releaseForCaller();
+    }
   }
 
   stop(): void {
@@ -64,6 +88,7 @@ export class StallDeadline {
   private onFire: (() => void) | undefined;
 
   private fire(): void {
+    if (this.callerHolds) return; // releaseForCaller re-arms it
     this.fired = true;
     this.tunnel?.abort();
     this.onFire?.();
