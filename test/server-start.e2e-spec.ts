@@ -4,7 +4,7 @@
  * provider completes a device-grant login whose token the server accepts. Also: start-up refusals.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceGrantLogin } from './fixtures/oidc';
@@ -66,6 +66,8 @@ describe('npm start on the embedded defaults', () => {
       UNIFIED_PORT: String(tunnelPort),
       LISTEN_HOST: '127.0.0.1',
       CERTIFICATE_PATH: join(dataDir, 'certs'),
+      NODE_OPTIONS: `--require ${join(__dirname, 'fixtures/loaded-modules-probe.js')}`,
+      SVC_LOADED_MODULES_FILE: join(dataDir, 'loaded-modules.txt'),
     });
     const health = await waitForHealth(`http://127.0.0.1:${restPort}/health`, started);
     expect(health.status).toBe(200);
@@ -80,6 +82,15 @@ describe('npm start on the embedded defaults', () => {
   it('answers /health with storage readiness', async () => {
     const res = await fetch(`http://127.0.0.1:${restPort}/health`);
     expect(await res.json()).toMatchObject({ status: 'ok', storage: 'up', storage_kind: 'embedded' });
+  });
+
+  it('loads neither Mongoose nor the MongoDB driver on embedded storage', async () => {
+    const listing = join(dataDir, 'loaded-modules.txt');
+    started.child.kill('SIGWINCH');
+    await eventually('the loaded-modules listing', () => existsSync(listing));
+    const loaded = readFileSync(listing, 'utf8').split('\n');
+    expect(loaded).toContainEqual(expect.stringContaining('/node_modules/better-sqlite3'));
+    expect(loaded.filter((path) => /\/node_modules\/(mongodb|mongoose|bson|@nestjs\/mongoose)\//.test(path))).toEqual([]);
   });
 
   it('completes a device-grant login at its development issuer, and accepts the token', async () => {

@@ -4,7 +4,7 @@
  * newer runtime may add some, protocol v1 only adds), and control characters in its texts are
  * escaped, since other people's terminals show them.
  */
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import {
   CONTROL_CHARS,
   DEPLOY_LIMITS,
@@ -69,12 +69,14 @@ const REPORT = {
   },
 };
 
-// removeAdditional drops unknown fields (in place) instead of refusing the report.
-const ajv = new Ajv({ strict: false, allErrors: false, removeAdditional: 'all' });
-const validate = ajv.compile<DeploymentStatusReport>(REPORT);
+// removeAdditional drops unknown fields (in place) instead of refusing the report. Compiled at
+// the first report, not at start-up (it was ~4 % of the server's start).
+let validator: ValidateFunction<DeploymentStatusReport> | undefined;
+const compiled = () => (validator ??= new Ajv({ strict: false, allErrors: false, removeAdditional: 'all' }).compile<DeploymentStatusReport>(REPORT));
 
 /** The report as stored, or why it was dropped. */
 export function checkReport(value: unknown): { report: DeploymentStatusReport } | { problem: string } {
+  const validate = compiled();
   if (!validate(value)) {
     const [error] = validate.errors ?? [];
     return { problem: `${error?.instancePath || 'report'} ${error?.message ?? 'is invalid'}` };

@@ -6,8 +6,8 @@ import { DevicesRepository } from './records/devices.repository';
 
 /** At most one `lastSeen` write per device in this interval, however often it reconnects. */
 export const LAST_SEEN_MIN_INTERVAL_MS = 30_000;
-/** Devices written by one storage call of the periodic sweep. */
-const SWEEP_CHUNK = 500;
+/** Devices written by one storage call (of the sweep, or of the touches batched in one turn). */
+const WRITE_CHUNK = 500;
 
 /**
  * Keeps devices' `lastSeen` at their last sign of life: written on tunnel connect and
@@ -15,14 +15,19 @@ const SWEEP_CHUNK = 500;
  * registered only while its heartbeats are answered), so an offline device shows when it was
  * last heard from, not when it connected. Connects and disconnects are throttled per device so
  * that a flapping device or 10,000 devices reconnecting after a restart do not hammer the store
- * (a touch inside the interval is written when the interval ends); the sweep writes the connected
- * devices in a few batched calls, not one per device.
+ * (a touch inside the interval is written when the interval ends). Writes are batched: the
+ * touches of one turn of the event loop (the 10,000 disconnects of a server stop, a reconnect
+ * wave) go to storage together, in calls of WRITE_CHUNK devices, as do the sweep's.
  */
 @Injectable()
 export class LastSeenRecorder implements TunnelPresenceListener, OnApplicationShutdown {
   private readonly lastWrite = new Map<string, number>();
   private readonly trailing = new Map<string, NodeJS.Timeout>();
   private readonly connectedIds = new Set<string>();
+  /** Touched devices due for a write, written together once this turn of the event loop ends. */
+  private readonly due = new Set<string>();
+  private flushScheduled = false;
+  private readonly inFlight = new Set<Promise<void>>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly logger = new Logger('LastSeenRecorder');
 
@@ -48,32 +53,56 @@ export class LastSeenRecorder implements TunnelPresenceListener, OnApplicationSh
   }
 
   touch(deviceId: string): void {
-    if (this.trailing.has(deviceId)) return;
+    if (this.trailing.has(deviceId) || this.due.has(deviceId)) return;
     const wait = (this.lastWrite.get(deviceId) ?? -Infinity) + LAST_SEEN_MIN_INTERVAL_MS - Date.now();
     if (wait <= 0) {
-      void this.write([deviceId]);
+      this.writeSoon(deviceId);
       return;
     }
     const timer = setTimeout(() => {
       this.trailing.delete(deviceId);
-      void this.write([deviceId]);
+      this.writeSoon(deviceId);
     }, wait);
     timer.unref();
     this.trailing.set(deviceId, timer);
   }
 
-  /** Pending trailing writes are done now rather than dropped. */
+  /** Pending trailing and batched writes are done now rather than dropped. */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweepTimer);
-    const pending = [...this.trailing.keys()];
-    for (const timer of this.trailing.values()) clearTimeout(timer);
+    for (const [deviceId, timer] of this.trailing) {
+      clearTimeout(timer);
+      this.due.add(deviceId);
+    }
     this.trailing.clear();
-    await this.write(pending);
+    await this.flush();
+    await Promise.all(this.inFlight);
+  }
+
+  private writeSoon(deviceId: string): void {
+    this.due.add(deviceId);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const ids = [...this.due];
+    this.due.clear();
+    await this.writeChunks(ids);
   }
 
   private async sweep(): Promise<void> {
-    const ids = [...this.connectedIds];
-    for (let i = 0; i < ids.length; i += SWEEP_CHUNK) await this.write(ids.slice(i, i + SWEEP_CHUNK));
+    await this.writeChunks([...this.connectedIds]);
+  }
+
+  private async writeChunks(ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += WRITE_CHUNK) {
+      const written = this.write(ids.slice(i, i + WRITE_CHUNK));
+      this.inFlight.add(written);
+      await written.finally(() => this.inFlight.delete(written));
+    }
   }
 
   private async write(deviceIds: string[]): Promise<void> {

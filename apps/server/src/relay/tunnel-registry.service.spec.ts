@@ -48,6 +48,26 @@ describe('TunnelRegistry', () => {
 
   const presenceOf = async (id: string) => (await presence.presenceOf([id])).get(id);
 
+  it('closes every tunnel at shutdown with one info line, each device told to its listeners', async () => {
+    const info = jest.spyOn(Logger.prototype, 'log');
+    const debug = jest.spyOn(Logger.prototype, 'debug');
+    try {
+      const sessions = Array.from({ length: 50 }, (_, i) => new FakeSession(`d${i}`));
+      for (const session of sessions) registry.register(session);
+      touched = [];
+      info.mockClear();
+      await registry.closeAll('server shutting down');
+      expect(sessions.every((session) => session.closedWith === 'server shutting down')).toBe(true);
+      expect(touched.sort()).toEqual(sessions.map((session) => session.deviceId).sort());
+      expect(registry.size).toBe(0);
+      expect(info.mock.calls.map(([line]) => line)).toEqual([expect.stringMatching(/^closed 50 tunnel\(s\) \(server shutting down\) in \d+ ms$/)]);
+      expect(debug.mock.calls.filter(([line]) => String(line).startsWith('tunnel down:'))).toHaveLength(50);
+    } finally {
+      info.mockRestore();
+      debug.mockRestore();
+    }
+  });
+
   it('tells its listeners of each registered session once it is live, before a replaced one closes', () => {
     const seen: string[] = [];
     const first = new FakeSession('d1');

@@ -22,6 +22,8 @@ export class TunnelRegistry {
   private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
   private readonly presenceListeners: TunnelPresenceListener[] = [];
   private readonly logger = new Logger('TunnelRegistry');
+  /** Set by closeAll: each tunnel's own "tunnel down" line is then debug, and one line sums them up. */
+  private closingAll = false;
 
   constructor(
     private readonly directory: TunnelDirectory,
@@ -88,9 +90,13 @@ export class TunnelRegistry {
     void session?.close('device revoked');
   }
 
-  /** Closes every tunnel (server shutdown); resolves once their connections are gone. */
+  /** Closes every tunnel (server shutdown) at once; resolves once their connections are gone. */
   async closeAll(reason: string): Promise<void> {
-    await Promise.all([...this.live.values()].map((session) => session.close(reason)));
+    this.closingAll = true;
+    const sessions = [...this.live.values()];
+    const startedAt = Date.now();
+    await Promise.all(sessions.map((session) => session.close(reason)));
+    this.logger.log(`closed ${sessions.length} tunnel(s) (${reason}) in ${Date.now() - startedAt} ms`);
   }
 
   get size(): number {
@@ -102,7 +108,9 @@ export class TunnelRegistry {
     this.live.delete(session.deviceId);
     this.report(this.directory.lost(session.deviceId, this.holder, this.clock.now()));
     for (const listener of this.presenceListeners) listener.disconnected(session.deviceId);
-    this.logger.log(`tunnel down: device ${session.deviceId} (${reason})`);
+    const line = `tunnel down: device ${session.deviceId} (${reason})`;
+    if (this.closingAll) this.logger.debug(line);
+    else this.logger.log(line);
   }
 
   /**

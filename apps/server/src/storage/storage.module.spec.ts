@@ -4,7 +4,7 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import { ConfigModule } from '../config/config.module';
 import type { ServerConfig } from '../config/server-config';
 import { SystemClock } from '../common/clock';
-import { StorageModule } from './storage.module';
+import { MONGO_CONNECTION_TOKEN, StorageModule } from './storage.module';
 import { Storage } from './storage.port';
 import { MongoStorage } from './mongo/mongo-storage';
 import { EmbeddedStorage } from './embedded/embedded-storage';
@@ -29,6 +29,10 @@ describe('StorageModule (not global: each feature module imports it)', () => {
     const storage = app.select(FeatureA).get(Storage);
     expect(storage).toBeInstanceOf(MongoStorage);
     expect(app.select(FeatureB).get(Storage)).toBe(storage);
+  });
+
+  it("names @nestjs/mongoose's connection token without loading that package", () => {
+    expect(MONGO_CONNECTION_TOKEN).toBe(getConnectionToken());
   });
 
   it('gives every importer one embedded port when DB_URI is unset', async () => {

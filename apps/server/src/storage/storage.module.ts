@@ -1,13 +1,16 @@
 import { Inject, Module, OnApplicationShutdown, type DynamicModule } from '@nestjs/common';
-import { getConnectionToken, MongooseModule } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import { SERVER_CONFIG, type ServerConfig, type StorageConfig } from '../config/server-config';
 import { Storage } from './storage.port';
 import { ALL_COLLECTIONS } from './records';
 import { EmbeddedStorage } from './embedded/embedded-storage';
-import { MongoStorage } from './mongo/mongo-storage';
-import { mongooseModelDefinitions } from './mongo/schema-from-def';
 import { RetentionJob } from './retention.job';
+
+/** @nestjs/mongoose's token for its default connection (`getConnectionToken()`), named here so that embedded storage never loads that package. */
+export const MONGO_CONNECTION_TOKEN = 'DatabaseConnection';
+
+/** Mongoose and the MongoDB driver load only when DB_URI names MongoDB: required here, at that moment. */
+const mongo = (): typeof import('./mongo/mongo-connection') => require('./mongo/mongo-connection');
 
 /**
  * The storage port, for the feature modules that import this one (each provides its own
@@ -18,12 +21,10 @@ import { RetentionJob } from './retention.job';
   providers: [
     {
       provide: Storage,
-      inject: [SERVER_CONFIG, { token: getConnectionToken(), optional: true }],
+      inject: [SERVER_CONFIG, { token: MONGO_CONNECTION_TOKEN, optional: true }],
       useFactory: async ({ storage }: ServerConfig, connection?: Connection) => {
         if (storage.kind === 'embedded') return EmbeddedStorage.open(storage.file, ALL_COLLECTIONS);
-        const mongo = new MongoStorage(connection!, ALL_COLLECTIONS);
-        await mongo.init();
-        return mongo;
+        return mongo().openMongoStorage(connection!, ALL_COLLECTIONS);
       },
     },
     RetentionJob,
@@ -43,19 +44,6 @@ export class StorageModule implements OnApplicationShutdown {
    * to import once: @nestjs/mongoose makes it injectable here.
    */
   static connection(config: StorageConfig): DynamicModule[] {
-    if (config.kind === 'embedded') return [];
-    return [
-      // Bounded start-up: a wrong DB_URI fails within about 40 s with the driver's reason, instead
-      // of @nestjs/mongoose's default nine retries; compose starts the server after MongoDB is healthy.
-      MongooseModule.forRoot(config.uri, {
-        dbName: config.dbName,
-        user: config.user,
-        pass: config.password,
-        serverSelectionTimeoutMS: 10_000,
-        retryAttempts: 3,
-        retryDelay: 2_000,
-      }),
-      MongooseModule.forFeature(mongooseModelDefinitions(ALL_COLLECTIONS)),
-    ];
+    return config.kind === 'embedded' ? [] : mongo().mongoConnectionModules(config, ALL_COLLECTIONS);
   }
 }
