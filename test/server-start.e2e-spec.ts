@@ -122,7 +122,8 @@ describe('npm start on the embedded defaults', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/auth/device', '/auth/device/status', '/devices', '/orgs']));
     // Request bodies are described, so dashboards can generate clients from the document.
     expect(doc.components.schemas.RequestRegistrationInput.required).toEqual(['device_info', 'owner_scope', 'device_id', 'public_key']);
-    expect(doc.components.schemas.AddAccessInput.required).toEqual(['email_or_org_id', 'role']);
+    // A catalog route's body is its operation's parameters (the catalog's JSON Schema, inline).
+    expect(doc.paths['/devices/{device}/access'].post.requestBody.content['application/json'].schema.required).toEqual(['email_or_org_id', 'role']);
   });
 });
 
