@@ -1,7 +1,7 @@
 /**
  * File copy throughput and CPU: `svc cp` up to and down from a device (the real `svc` binary,
  * TCP carrier, a real runtime process) against `scp` to and from a throwaway sshd (loopback, temp
- * host key), BENCH_CP_MIB of random bytes each way, in one run [goal: ≥ 1.0× scp both ways, CPU
+ * host key), BENCH_CP_MIB of random bytes each way, BENCH_ROUNDS times in one run [goal: ≥ 1.0× scp both ways, CPU
  * per MB ≤ 1.5× ssh's]. CPU is every process of each side: the client run to completion (`svc cp`,
  * or `scp` and its `ssh`), plus the server and runtime, or the sshd session and its sftp server.
  * Run from a build: `node bench/cp.js`; BENCH_CHILD_ARGS / BENCH_SERVER_ARGS add node flags (e.g.
@@ -16,6 +16,7 @@ const { startIssuer } = require('./device-listing');
 const { startRuntime, startSshd } = require('./forward');
 const { reapedChildrenCpuMs, treeCpuMs } = require('./proc-cpu');
 const { startSeededServer } = require('./server-process');
+const { percentile, rounds, ROUNDS, spread } = require('./spread');
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'cp@bench.test';
@@ -63,28 +64,14 @@ async function main() {
     const source = join(dir, 'source.bin');
     randomFile(source, MIB);
     for (const sub of ['device', 'local', 'sshd-side']) mkdirSync(join(dir, sub));
-    console.log(`file copy: ${MIB} MiB each way, loopback, node ${process.version}`);
+    console.log(`file copy: ${MIB} MiB each way, loopback, node ${process.version}; ${ROUNDS} rounds, median (min–max), each ratio against the same round's scp`);
 
-    const row = (name, run, baseline) => {
-      const rate = mb / run.seconds;
-      const vs = baseline ? `   ${(rate / (mb / baseline.seconds)).toFixed(2)}x scp   CPU ${(run.cpuMs / baseline.cpuMs).toFixed(2)}x scp's` : '';
-      const split = run.split.map((ms) => (ms / mb).toFixed(1)).join('/');
-      console.log(`${name.padEnd(32)} ${rate.toFixed(0).padStart(6)} MB/s   CPU ${(run.cpuMs / mb).toFixed(2).padStart(5)} ms/MB (${baseline ? 'client/server/runtime' : 'client/sshd'} ${split})${vs}`);
-    };
-
-    let scpUp;
-    let scpDown;
+    let scp;
     if (existsSync('/usr/sbin/sshd')) {
       const sshd = await startSshd(dir);
       stops.push(() => sshd.stop());
       const opts = ['-q', '-P', String(sshd.port), '-i', sshd.key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes'];
-      const remote = `${userInfo().username}@127.0.0.1:`;
-      scpUp = await timed('scp', [...opts, source, `${remote}${join(dir, 'sshd-side', 'up.bin')}`], process.env, [sshd.pid]);
-      expectSize(join(dir, 'sshd-side', 'up.bin'), bytes);
-      row('scp up', scpUp);
-      scpDown = await timed('scp', [...opts, `${remote}${join(dir, 'sshd-side', 'up.bin')}`, join(dir, 'local', 'scp-down.bin')], process.env, [sshd.pid]);
-      expectSize(join(dir, 'local', 'scp-down.bin'), bytes);
-      row('scp down', scpDown);
+      scp = { opts, remote: `${userInfo().username}@127.0.0.1:`, pid: sshd.pid };
     } else {
       console.log('scp                              skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
     }
@@ -100,12 +87,46 @@ async function main() {
     const cliEnv = { PATH: process.env.PATH, HOME: home, SVC_SERVER_URL: serverUrl, SVC_CA_FILE: join(dir, 'tls', 'cert.pem'), NO_COLOR: '1', TERM: 'dumb' };
     const svc = [...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'apps/cli/bin/run.js'), 'cp'];
     const far = [server.child.pid, runtime.pid];
-    const up = await timed(process.execPath, [...svc, source, `${DEVICE}:${join(dir, 'device', 'up.bin')}`], cliEnv, far);
-    expectSize(join(dir, 'device', 'up.bin'), bytes);
-    row('svc cp up, tcp carrier', up, scpUp);
-    const down = await timed(process.execPath, [...svc, `${DEVICE}:${join(dir, 'device', 'up.bin')}`, join(dir, 'local', 'svc-down.bin')], cliEnv, far);
-    expectSize(join(dir, 'local', 'svc-down.bin'), bytes);
-    row('svc cp down, tcp carrier', down, scpDown);
+
+    const figures = await rounds(async () => {
+      const round = {};
+      const record = (name, run, baseline) => {
+        round[name] = mb / run.seconds;
+        round[`${name} cpu`] = run.cpuMs / mb;
+        run.split.forEach((ms, i) => (round[`${name} cpu ${i}`] = ms / mb));
+        if (baseline) {
+          round[`${name} vs scp`] = round[name] / (mb / baseline.seconds);
+          round[`${name} cpu vs scp`] = run.cpuMs / baseline.cpuMs;
+        }
+      };
+      let scpUp;
+      let scpDown;
+      if (scp) {
+        scpUp = await timed('scp', [...scp.opts, source, `${scp.remote}${join(dir, 'sshd-side', 'up.bin')}`], process.env, [scp.pid]);
+        expectSize(join(dir, 'sshd-side', 'up.bin'), bytes);
+        record('scp up', scpUp);
+        scpDown = await timed('scp', [...scp.opts, `${scp.remote}${join(dir, 'sshd-side', 'up.bin')}`, join(dir, 'local', 'scp-down.bin')], process.env, [scp.pid]);
+        expectSize(join(dir, 'local', 'scp-down.bin'), bytes);
+        record('scp down', scpDown);
+      }
+      const up = await timed(process.execPath, [...svc, source, `${DEVICE}:${join(dir, 'device', 'up.bin')}`], cliEnv, far);
+      expectSize(join(dir, 'device', 'up.bin'), bytes);
+      record('svc cp up, tcp carrier', up, scpUp);
+      const down = await timed(process.execPath, [...svc, `${DEVICE}:${join(dir, 'device', 'up.bin')}`, join(dir, 'local', 'svc-down.bin')], cliEnv, far);
+      expectSize(join(dir, 'local', 'svc-down.bin'), bytes);
+      record('svc cp down, tcp carrier', down, scpDown);
+      for (const leftover of [join(dir, 'device', 'up.bin'), join(dir, 'local', 'svc-down.bin'), join(dir, 'local', 'scp-down.bin'), join(dir, 'sshd-side', 'up.bin')]) rmSync(leftover, { force: true });
+      return round;
+    });
+
+    for (const name of ['scp up', 'scp down', 'svc cp up, tcp carrier', 'svc cp down, tcp carrier']) {
+      if (!figures[name]) continue;
+      const svcRow = name.startsWith('svc');
+      const parts = svcRow ? 3 : 2;
+      const split = Array.from({ length: parts }, (_, i) => percentile(figures[`${name} cpu ${i}`], 50).toFixed(1)).join('/');
+      const vs = figures[`${name} vs scp`] ? `   ${spread(figures[`${name} vs scp`])}x scp   CPU ${spread(figures[`${name} cpu vs scp`])}x scp's` : '';
+      console.log(`${name.padEnd(32)} ${spread(figures[name], 0)} MB/s   CPU ${spread(figures[`${name} cpu`])} ms/MB (${svcRow ? 'client/server/runtime' : 'client/sshd'} ${split})${vs}`);
+    }
     console.log(`${''.padEnd(32)} targets: ≥ 1.0x scp both ways, CPU ≤ 1.5x scp's`);
   } finally {
     for (const stop of stops.reverse()) await stop();

@@ -5,7 +5,7 @@
  *   - `ssh -L` to a throwaway sshd (openssh-server, loopback, ed25519 keys in a temp dir),
  *   - svc over the TLS/TCP carrier [≥ 1.0× ssh -L],
  *   - svc over the QUIC carrier [≥ 100 MB/s, ≤ 10 ms CPU per MB] (a smaller transfer: BENCH_QUIC_MIB),
- * each through the CLI's LocalForwarder (its own process, as `svc forward`) → client streams →
+ * each BENCH_ROUNDS times (median and spread), through the CLI's LocalForwarder (its own process, as `svc forward`) → client streams →
  * relay (the server process) → a real runtime process.
  * The svc line also shows how long a small exec on another device took meanwhile (a carrier
  * must not stall other devices). Run from a build: `node bench/forward.js`.
@@ -18,6 +18,7 @@ const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
 const { treeCpuMs } = require('./proc-cpu');
 const { freePort, request, sleep, startSeededServer } = require('./server-process');
+const { percentile, rounds, ROUNDS, spread } = require('./spread');
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'forward@bench.test';
@@ -147,6 +148,27 @@ async function startRuntime(dir, serverUrl, apiKey, id, transport, auth) {
   }
 }
 
+/**
+ * The worst time of small execs on another device (fw-00002) while `move` runs: whether a carrier
+ * stalls other devices (apart from the CPU figures, which they would blur).
+ */
+async function worstExecDuring(move, serverUrl, auth) {
+  let worst = 0;
+  let running = true;
+  const execs = (async () => {
+    while (running) {
+      const t = process.hrtime.bigint();
+      await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device: 'fw-00002', command: ['true'] } });
+      worst = Math.max(worst, Number(process.hrtime.bigint() - t) / 1e6);
+      await sleep(50);
+    }
+  })();
+  await move();
+  running = false;
+  await execs;
+  return worst;
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-forward-'));
   const issuer = await startIssuer();
@@ -157,31 +179,21 @@ async function main() {
     const sink = await startSink();
     stops.push(() => sink.close());
     const sinkPort = sink.address().port;
-    console.log(`forward throughput: ${MIB} MiB per run (QUIC ${QUIC_MIB} MiB), loopback, node ${process.version}`);
+    console.log(`forward throughput: ${MIB} MiB per run (QUIC ${QUIC_MIB} MiB), loopback, node ${process.version}; ${ROUNDS} rounds, median (min–max), each ratio against the same round's baseline`);
+    const mb = (mib) => (mib * 1024 * 1024) / 1e6;
 
-    const direct = await push(sinkPort, MIB);
-    console.log(`direct loopback TCP              ${direct.toFixed(0).padStart(6)} MB/s`);
-
-    const ssh = {};
-    const mb = (MIB * 1024 * 1024) / 1e6;
+    let tunnel;
+    let sshd;
     if (existsSync('/usr/sbin/sshd')) {
-      const sshd = await startSshd(dir);
+      sshd = await startSshd(dir);
       stops.push(() => sshd.stop());
-      const tunnel = await sshForward(sshd, sinkPort);
+      tunnel = await sshForward(sshd, sinkPort);
       stops.push(() => tunnel.stop());
-      for (const [direction, move] of [['push', push], ['pull', pull]]) {
-        const cpu = cpuMeter([tunnel.pid, sshd.pid]);
-        const rate = await move(tunnel.port, MIB);
-        ssh[direction] = { rate, cpuPerMb: cpu() / mb };
-        console.log(`ssh -L, ${direction}                     ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct   CPU ${ssh[direction].cpuPerMb.toFixed(2)} ms/MB`);
-      }
-    } else {
-      console.log('ssh -L                           skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
     }
-
     const bystander = await startRuntime(dir, serverUrl, keys[2], 'fw-00002', 'tcp', auth);
     stops.push(() => bystander.kill());
     const carriers = (process.env.BENCH_FORWARD_CARRIERS ?? 'tcp,quic').split(',');
+    const forwards = [];
     for (const [index, transport, mib] of [[0, 'tcp', MIB], [1, 'quic', QUIC_MIB]].filter(([, name]) => carriers.includes(name))) {
       const device = `fw-0000${index}`;
       const runtime = await startRuntime(dir, serverUrl, keys[index], device, transport, auth);
@@ -191,34 +203,48 @@ async function main() {
       stops.push(() => client.kill());
       const port = await new Promise((resolve) => client.once('message', resolve));
       await push(port, 8); // warm-up
-      const results = [];
+      forwards.push({ transport, mib, port, pids: [client.pid, server.child.pid, runtime.pid] });
+    }
+
+    const figures = await rounds(async () => {
+      const round = { direct: await push(sinkPort, MIB) };
       for (const [direction, move] of [['push', push], ['pull', pull]]) {
-        const cpu = cpuMeter([client.pid, server.child.pid, runtime.pid]);
-        const rate = await move(port, mib);
-        const mbMoved = (mib * 1024 * 1024) / 1e6;
-        results.push({ direction, rate, cpuPerMb: cpu() / mbMoved, split: cpu.each().map((ms) => (ms / mbMoved).toFixed(1)).join('/') });
+        if (!tunnel) continue;
+        const cpu = cpuMeter([tunnel.pid, sshd.pid]);
+        round[`ssh ${direction}`] = await move(tunnel.port, MIB);
+        round[`ssh ${direction} cpu`] = cpu() / mb(MIB);
       }
-      // Then small execs on another device during one more push: their worst time shows whether
-      // this carrier stalls others (apart from the CPU figures, which they would blur).
-      let worstExecMs = 0;
-      let running = true;
-      const execs = (async () => {
-        while (running) {
-          const t = process.hrtime.bigint();
-          await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device: 'fw-00002', command: ['true'] } });
-          worstExecMs = Math.max(worstExecMs, Number(process.hrtime.bigint() - t) / 1e6);
-          await sleep(50);
+      for (const { transport, mib, port, pids } of forwards) {
+        for (const [direction, move] of [['push', push], ['pull', pull]]) {
+          const cpu = cpuMeter(pids);
+          const key = `${transport} ${direction}`;
+          round[key] = await move(port, mib);
+          round[`${key} cpu`] = cpu() / mb(mib);
+          cpu.each().forEach((ms, i) => (round[`${key} cpu ${i}`] = ms / mb(mib)));
+          if (tunnel) {
+            round[`${key} vs ssh`] = round[key] / round[`ssh ${direction}`];
+            round[`${key} cpu vs ssh`] = round[`${key} cpu`] / round[`ssh ${direction} cpu`];
+          }
         }
-      })();
-      await push(port, mib);
-      running = false;
-      await execs;
-      client.kill();
-      for (const { direction, rate, cpuPerMb, split } of results) {
-        const base = ssh[direction];
-        const vsSsh = base ? `   ${(rate / base.rate).toFixed(2)}x ssh -L   CPU ${cpuPerMb.toFixed(2)} ms/MB = ${(cpuPerMb / base.cpuPerMb).toFixed(2)}x ssh's (client/server/runtime ${split})` : `   CPU ${cpuPerMb.toFixed(2)} ms/MB (client/server/runtime ${split})`;
+        round[`${transport} exec worst`] = await worstExecDuring(() => push(port, mib), serverUrl, auth);
+      }
+      return round;
+    });
+
+    const median = (values) => percentile(values, 50);
+    console.log(`direct loopback TCP              ${spread(figures.direct, 0)} MB/s`);
+    for (const direction of ['push', 'pull']) {
+      if (!tunnel) continue;
+      console.log(`ssh -L, ${direction}                     ${spread(figures[`ssh ${direction}`], 0)} MB/s   CPU ${spread(figures[`ssh ${direction} cpu`])} ms/MB`);
+    }
+    if (!tunnel) console.log('ssh -L                           skipped: no /usr/sbin/sshd (apt-get install openssh-server)');
+    for (const { transport } of forwards) {
+      for (const direction of ['push', 'pull']) {
+        const key = `${transport} ${direction}`;
+        const split = [0, 1, 2].map((i) => median(figures[`${key} cpu ${i}`]).toFixed(1)).join('/');
+        const vsSsh = tunnel ? `   ${spread(figures[`${key} vs ssh`])}x ssh -L   CPU ${spread(figures[`${key} cpu`])} ms/MB = ${spread(figures[`${key} cpu vs ssh`])}x ssh's` : `   CPU ${spread(figures[`${key} cpu`])} ms/MB`;
         const target = transport === 'tcp' ? 'target ≥ 1.0x ssh -L, CPU ≤ 1.5x' : 'target ≥ 100 MB/s, CPU ≤ 10 ms/MB';
-        console.log(`svc forward, ${transport.padEnd(4)} carrier, ${direction} ${rate.toFixed(0).padStart(6)} MB/s   ${(rate / direct).toFixed(2)}x direct${vsSsh}   (exec on another device meanwhile: worst ${worstExecMs.toFixed(0)} ms)   ${target}`);
+        console.log(`svc forward, ${transport.padEnd(4)} carrier, ${direction} ${spread(figures[key], 0)} MB/s${vsSsh} (client/server/runtime ${split})   (exec on another device meanwhile: worst ${spread(figures[`${transport} exec worst`], 0)} ms)   ${target}`);
       }
     }
   } finally {
