@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { CONTROL_STREAM_READ_BYTES, loadQuinn, peerIdOfMultiaddr, QuinnConnection, quinnIdentityFromSeed, QuinnDuplex, TUNNEL_HTTP2 } from '@svc/common';
+import { CONTROL_STREAM_READ_BYTES, loadQuinn, peerIdOfMultiaddr, QuinnConnection, quinnIdentityFromSeed, QuinnDuplex, QUINN_UNBOUNDED_CONNECTION_WINDOW, TUNNEL_HTTP2 } from '@svc/common';
 import { AnnouncedQuicIdentity, untrustedQuicIdentityReason } from './quic-trust';
 import type { TunnelTrust } from './tls-trust';
 import { untrustedServer } from './untrusted-server';
@@ -54,7 +54,7 @@ export async function dialQuic(options: QuicDialOptions): Promise<QuicTunnelSock
     // One stream per operation, opened by the server (tunnel-connection.ts); reverse HTTP/2 opens none.
     maxConcurrentStreamLimit: OPERATION_STREAMS,
     maxStreamData: STREAM_WINDOW_BYTES,
-    maxConnectionData: 2 * STREAM_WINDOW_BYTES,
+    maxConnectionData: QUINN_UNBOUNDED_CONNECTION_WINDOW,
     receiveBufferSize: 4 * 1024 * 1024,
     sendBufferSize: 4 * 1024 * 1024,
   });

@@ -27,6 +27,16 @@ export interface QuinnSettings {
   sendBufferSize: number;
 }
 
+/**
+ * maxConnectionData of a tunnel: as large as the binding takes (u32). quinn returns connection
+ * credit only as the application reads, so a connection window the size of two stream windows let
+ * two forwards held back by slow readers take all of it and freeze every other stream of the
+ * device (new operations included). Each stream's own window (maxStreamData) still bounds what it
+ * buffers, as HTTP/2's stream windows do on the TCP carrier (whose session window is returned on
+ * receipt).
+ */
+export const QUINN_UNBOUNDED_CONNECTION_WINDOW = 0xffff_ffff;
+
 /** keepAliveInterval for a side that sends no keep-alive (u32 max: ~49.7 days, beyond any idle timeout). */
 export const QUINN_NO_KEEPALIVE = 0xffff_ffff;
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CONTROL_STREAM_READ_BYTES, loadQuinn, QUINN_NO_KEEPALIVE, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
+import { CONTROL_STREAM_READ_BYTES, loadQuinn, QUINN_NO_KEEPALIVE, QUINN_UNBOUNDED_CONNECTION_WINDOW, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
 import { ConnectionCaps, ConnectionLimits } from '../connection-limits';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
@@ -68,7 +68,7 @@ export class QuicCarrier implements TunnelCarrier {
       // The runtime opens one stream, the control stream; the operation streams are this server's.
       maxConcurrentStreamLimit: 1,
       maxStreamData: STREAM_WINDOW_BYTES,
-      maxConnectionData: 2 * STREAM_WINDOW_BYTES,
+      maxConnectionData: QUINN_UNBOUNDED_CONNECTION_WINDOW,
       receiveBufferSize: 4 * 1024 * 1024,
       sendBufferSize: 4 * 1024 * 1024,
     };
