@@ -53,7 +53,10 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
         run: echo "token is $API_TOKEN and $(cat token.txt)"; exec sleep 3600
 `;
     await svcJson(ownerCli, ['deploy', DEVICE, project.write('app.yaml', deploymentDocument('app', [job]))]);
-    await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)));
+    // On a timeout, the last status says where it stopped (seen once on a loaded Node 24 run).
+    await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)), {
+      describe: async () => JSON.stringify((await status(owner)).body).slice(0, 2000),
+    });
   });
   afterAll(() => {
     clearInterval(ticker);
