@@ -4,7 +4,7 @@
  * job that prints its secret. The viewer sees the jobs, their env names and file names, and the
  * status, but no env value, no inline file content and no log tail; the owner sees everything.
  */
-import { Deployment, DeploymentStatus, REDACTED } from '@svc/common';
+import { Deployment, DEPLOYMENT_REPORT_INTERVAL_MS, DeploymentStatus, REDACTED } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { DeployProject, deploymentDocument } from './fixtures/deploy-project';
 import { eventually } from './fixtures/eventually';
@@ -53,11 +53,14 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
         run: echo "token is $API_TOKEN and $(cat token.txt)"; exec sleep 3600
 `;
     await svcJson(ownerCli, ['deploy', DEVICE, project.write('app.yaml', deploymentDocument('app', [job]))]);
-    // On a timeout, the last status says where it stopped (seen once on a loaded Node 24 run).
+    // A report goes out 500 ms after a job's state changes; on a loaded machine the job's first
+    // line can come later, and then the next report is the heartbeat (DEPLOYMENT_REPORT_INTERVAL_MS,
+    // 60 s): wait past it. On a timeout, the last status says where it stopped.
     await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)), {
+      timeoutMs: DEPLOYMENT_REPORT_INTERVAL_MS + 30_000,
       describe: async () => JSON.stringify((await status(owner)).body).slice(0, 2000),
     });
-  });
+  }, DEPLOYMENT_REPORT_INTERVAL_MS + 60_000);
   afterAll(() => {
     clearInterval(ticker);
     project?.remove();
