@@ -32,6 +32,16 @@ describe('replicas on NATS: kill -9 of the holder', () => {
   let home: string;
   let balancer: TcpBalancer;
 
+  /** A runtime on the TCP carrier, tunnelling to 127.0.0.1:`tunnelPort`, its config in `home/configDir`. */
+  const tcpRuntime = (tunnelPort: number, apiKey: string, configDir: string) =>
+    startRuntimeProcess(['run', '--transport', 'tcp', '--tunnel', `127.0.0.1:${tunnelPort}`], {
+      HOME: home,
+      SVC_CONFIG_DIR: join(home, configDir),
+      SVC_SERVER_URL: replicas.a.url,
+      SVC_CA_FILE: replicas.a.tunnel!.caFile,
+      SVC_API_KEY: apiKey,
+    });
+
   beforeAll(async () => {
     nats = await startNatsServer();
     idp = await startIdentityProvider();
@@ -41,22 +51,10 @@ describe('replicas on NATS: kill -9 of the holder', () => {
     const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
     // B first while it lives, so the tunnel starts there; A takes what B cannot.
     balancer = await startTcpBalancer(() => [...(replicas.b.child.exitCode === null && replicas.b.child.signalCode === null ? [replicas.b.tunnelPort] : []), replicas.a.tunnel!.port]);
-    runtime = startRuntimeProcess(['run', '--transport', 'tcp', '--tunnel', `127.0.0.1:${balancer.port}`], {
-      HOME: home,
-      SVC_CONFIG_DIR: join(home, 'svc'),
-      SVC_SERVER_URL: replicas.a.url,
-      SVC_CA_FILE: replicas.a.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
+    runtime = tcpRuntime(balancer.port, apiKey, 'svc');
     await runtime.waitForLog('tunnel up');
     const strandedKey = await registerDevice(replicas.a, STRANDED, `user:${ALICE}`, alice);
-    stranded = startRuntimeProcess(['run', '--transport', 'tcp', '--tunnel', `127.0.0.1:${replicas.b.tunnelPort}`], {
-      HOME: home,
-      SVC_CONFIG_DIR: join(home, 'svc-stranded'),
-      SVC_SERVER_URL: replicas.a.url,
-      SVC_CA_FILE: replicas.a.tunnel!.caFile,
-      SVC_API_KEY: strandedKey,
-    });
+    stranded = tcpRuntime(replicas.b.tunnelPort, strandedKey, 'svc-stranded');
     await stranded.waitForLog('tunnel up');
     for (const id of [DEVICE, STRANDED]) {
       await eventually(`B to hold ${id}, and A to see it`, async () => (await replicas.b.api.get(`/devices/${id}/status`, alice)).body.status === 'online' && (await replicas.a.api.get(`/devices/${id}/status`, alice)).body.status === 'online');
