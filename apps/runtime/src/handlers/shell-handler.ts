@@ -20,7 +20,7 @@ import type { RunningOperation } from '../supervisor/operation-registry';
 import type { StreamContext } from '../tunnel/stream-router';
 import { drained } from './exec-handler';
 import { shellLaunch } from './shell-launch';
-import { foregroundGroup, loadPtyLibrary, ptyInput, Pty } from './shell-pty';
+import { foregroundGroup, loadPtyLibrary, ptyInput, Pty, readTailOnExit } from './shell-pty';
 import type { OperationStream } from '../tunnel/operation-stream';
 
 /** How long the EXIT frame is given to reach a peer that keeps its side of the stream open. */
@@ -58,6 +58,8 @@ class ShellRun implements RunningOperation {
   private readonly terminator: GroupTerminator;
   private readonly input: Writable | undefined;
   private outputPaused = false;
+  /** The terminal is closing and its last output is being read out: never paused again. */
+  private readingTail = false;
   private exited = false;
   private aborted = false;
   /** The runtime's shutdown hung the terminal up: EXIT says SIGHUP however the group then ended (it may have needed SIGKILL). */
@@ -71,6 +73,11 @@ class ShellRun implements RunningOperation {
     this.terminator = new GroupTerminator(pty.pid);
     this.input = ptyInput(pty);
     pty.onData((data: Buffer | string) => this.output(data));
+    readTailOnExit(
+      pty,
+      () => (this.readingTail = true),
+      (chunk) => this.output(chunk),
+    );
     stream.on('drain', () => this.resumeOutput());
     stream.on('aborted', () => this.abort('stream aborted'));
     stream.on('close', () => this.abort('stream closed'));
@@ -104,7 +111,7 @@ class ShellRun implements RunningOperation {
     if (this.aborted || this.stream.destroyed) return;
     let writable = true;
     for (const frame of encodeDataFrames(FrameType.STDOUT, typeof data === 'string' ? Buffer.from(data) : data)) writable = this.stream.write(frame);
-    if (!writable && !this.outputPaused) {
+    if (!writable && !this.outputPaused && !this.readingTail) {
       this.outputPaused = true;
       this.pty.pause();
     }

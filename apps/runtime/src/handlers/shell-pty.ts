@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import type * as NodePty from '@lydell/node-pty';
@@ -52,5 +52,51 @@ export function foregroundGroup(pty: Pty): number {
     return Number.isInteger(tpgid) && tpgid > 0 ? tpgid : pty.pid;
   } catch {
     return pty.pid;
+  }
+}
+
+interface PtySocket {
+  destroy(error?: Error): unknown;
+  read(): unknown;
+}
+
+/**
+ * The terminal's last output, which node-pty loses. libuv reports the end of a stream as soon as
+ * the other side has hung up and one read came back short, and a PTY's reads are always short
+ * (≤ 4 KiB), so up to the kernel's terminal buffer (~64 KiB) of what a command wrote just before
+ * it exited was dropped (12 of 30 quick commands here). And node-pty closes the terminal 200 ms
+ * after the shell exits, so a PTY paused for a slow reader lost its socket's buffer too.
+ * Before the terminal is closed, `onTail` is called, what the socket holds is read out (as
+ * `data`, through the usual listener) and then the kernel's buffer (to `deliver`): the master
+ * is non-blocking, so this stops at EAGAIN (nothing more for now) or EIO (the terminal is gone).
+ */
+export function readTailOnExit(pty: Pty, onTail: () => void, deliver: (chunk: Buffer) => void): void {
+  const socket = (pty as unknown as { _socket?: PtySocket })._socket;
+  const fd = (pty as unknown as { _fd?: number })._fd;
+  if (!socket || typeof socket.destroy !== 'function' || typeof fd !== 'number') return;
+  const destroy = socket.destroy.bind(socket);
+  let read = false;
+  socket.destroy = (error?: Error) => {
+    if (!read) {
+      read = true;
+      onTail();
+      while (socket.read() !== null);
+      for (const chunk of readAvailable(fd)) deliver(chunk);
+    }
+    return destroy(error);
+  };
+}
+
+function* readAvailable(fd: number): Generator<Buffer> {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let length: number;
+    try {
+      length = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return; // EAGAIN: nothing more for now; EIO: the terminal is gone
+    }
+    if (length <= 0) return;
+    yield Buffer.from(buffer.subarray(0, length));
   }
 }
