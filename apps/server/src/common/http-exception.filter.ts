@@ -24,7 +24,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const body = this.toBody(exception);
-    if (body.statusCode >= 500) this.logger.error(exception instanceof Error ? exception : String(exception));
+    if (exception instanceof DomainError) {
+      // A known condition (device offline, storage down, timeout): one line; the request line carries the rest.
+      if (body.statusCode >= 500) this.logger.warn(`${body.code}: ${body.message}`);
+    } else if (body.statusCode >= 500) this.logger.error(exception instanceof Error ? exception : String(exception));
     if (res.headersSent) return;
     res.status(body.statusCode).json(body);
   }
