@@ -212,6 +212,17 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       expect(JSON.parse(error!.payload.toString('utf8'))).toMatchObject({ code: 'DEVICE_NOT_FOUND' });
     });
 
+    it('tells the browser clearly when the device went offline after the ticket (ERROR frame, 4503)', async () => {
+      const device = await fleet.addDevice('wt-2', { owner: 'alice', runtime: true });
+      const url = await ticketFor(alice, { device: 'wt-2', operation: 'device_shell' });
+      device.runtime!.kill('SIGTERM');
+      await device.runtime!.exited;
+      await eventually('wt-2 offline', async () => (await server.api.get('/devices/wt-2/status', alice)).body.status === 'offline');
+      const term = await connect(url);
+      await expect(term.closed).resolves.toEqual({ code: 4503, reason: 'DEVICE_OFFLINE' });
+      expect(JSON.parse(term.frames.find((f) => f.type === FrameType.ERROR)!.payload.toString('utf8'))).toEqual({ code: 'DEVICE_OFFLINE', message: expect.any(String) });
+    });
+
     it('closes with 1008 on a message that is not whole client frames, and 1003 on text', async () => {
       const term = await shell();
       term.ws.send(Buffer.from([FrameType.STDOUT, 0, 0, 0, 1, 0x41]));

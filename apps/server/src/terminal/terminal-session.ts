@@ -23,8 +23,8 @@ export const CLOSE_CODES = { exited: 1000, shutdown: 1001, textMessage: 1003, ba
  * exec operation. Device → browser: each frame as one binary message, unchanged; the device
  * stream is not read while the socket queues more than SOCKET_HIGH_WATER_BYTES. Browser → device:
  * each message whole client frames (checked), written unchanged; the socket is paused while the
- * device stream's flow control holds writes back. After the device's EXIT (or ERROR) and the end
- * of its stream, the bridge ends its side (a clean close, no reset) and closes the socket.
+ * device stream's flow control holds writes back. At the device's EXIT (or ERROR) the bridge ends
+ * its side, reads on to the device's end (a clean close, no reset) and closes the socket.
  */
 export class TerminalSession {
   private static readonly errors = new AllExceptionsFilter();
@@ -75,6 +75,8 @@ export class TerminalSession {
         if (this.ws.readyState !== WebSocket.OPEN) return;
         if (frame.type === FrameType.EXIT) last = 'exit';
         else if (frame.type === FrameType.ERROR) last = parseFramePayload<ErrorFrameBody>(frame);
+        // The device's last frame: end our side now, as the CLI does (a peer hop passes the device's end on only then).
+        if (last !== undefined && !tunnel.body.writableEnded) tunnel.body.end();
         this.ws.send(encodeFrame(frame.type, frame.payload), () => this.sent());
         if (this.ws.bufferedAmount > SOCKET_HIGH_WATER_BYTES) await new Promise<void>((resolve) => (this.belowLowWater = resolve));
       }
@@ -90,7 +92,6 @@ export class TerminalSession {
       this.fail(CLOSE_CODES.deviceFailed, { code: 'DEVICE_OFFLINE', message: 'The device ended the session without an exit status' });
       return;
     }
-    tunnel.body.end();
     if (last === 'exit') this.ws.close(CLOSE_CODES.exited, 'exited');
     else this.ws.close(CLOSE_CODES.deviceFailed, closeReason(last.code));
   }
