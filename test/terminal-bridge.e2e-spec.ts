@@ -112,6 +112,20 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       expect(logs.body.logs).toContainEqual(expect.objectContaining({ user: ALICE, action: 'device.exec', details: "exec: sh -c echo out; echo err >&2; exit 7 (via browser)" }));
     });
 
+    it('carries stdin to its end and a Ctrl-C to the command', async () => {
+      const cat = await connect(await ticketFor(alice, { device: 'wt-1', operation: 'device_exec', command: ['cat'], stdin: true }));
+      cat.send(FrameType.STDIN, 'typed ');
+      cat.send(FrameType.STDIN, 'in the page');
+      cat.send(FrameType.STDIN_EOF);
+      await expect(cat.exit).resolves.toMatchObject({ exit_code: 0 });
+      expect(cat.text()).toBe('typed in the page');
+      const sleeper = await connect(await ticketFor(alice, { device: 'wt-1', operation: 'device_exec', command: ['sh', '-c', 'echo STARTED; exec sleep 100'] }));
+      await sleeper.waitFor(/STARTED/);
+      sleeper.send(FrameType.SIGNAL, { signal: 'SIGINT' });
+      await expect(sleeper.exit).resolves.toMatchObject({ signal: 'SIGINT', timed_out: false });
+      await expect(sleeper.closed).resolves.toEqual({ code: 1000, reason: 'exited' });
+    });
+
     it('holds a slow reader\'s device back instead of buffering (the socket queue stays bounded)', async () => {
       const chunks = 2048; // 2048 × 64 KiB = 128 MiB
       const script = `i=0; while [ $i -lt ${chunks} ]; do head -c 65536 /dev/zero; i=$((i+1)); echo $i > '${join(dir, 'progress')}'; done`;

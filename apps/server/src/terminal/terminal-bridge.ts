@@ -77,8 +77,9 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
 
   /** The REST error answer, as an HTTP response on the raw socket, before any upgrade. */
   private refuse(socket: Duplex, err: unknown, requestId: string): void {
-    const body = JSON.stringify(this.errors.toBody(err));
-    const status = JSON.parse(body).statusCode as number;
+    const answer = this.errors.toBody(err);
+    const status = answer.statusCode;
+    const body = JSON.stringify(answer);
     const head = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
       'Connection: close',
