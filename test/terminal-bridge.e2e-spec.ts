@@ -4,6 +4,7 @@
  * the same shell and exec streams the CLI uses → a real runtime process → a PTY or a command.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FrameType } from '@svc/common';
@@ -163,6 +164,20 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       await expect(refusedUpgrade(base, server.url)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
       await expect(refusedUpgrade(`${base}?ticket=${'A'.repeat(43)}`, server.url)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
       await expect(refusedUpgrade(`${server.url.replace(/^http/, 'ws')}/api/other`, server.url)).resolves.toMatchObject({ status: 404 });
+    });
+
+    it('leaves other upgrade requests (curl\'s h2c) to the REST API', async () => {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${server.url}/health`, { headers: { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAARAAAAAAAIAAAAA' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: expect.any(String) });
     });
 
     it('refuses a ticket used before (single use)', async () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { IncomingMessage, Server, STATUS_CODES } from 'node:http';
+import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { FRAME_HEADER_BYTES, InvalidInputError, NotFoundError, TUNNEL_LIMITS } from '@svc/common';
+import { FRAME_HEADER_BYTES, InvalidInputError, TUNNEL_LIMITS } from '@svc/common';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import { requestContext } from '../logging/request-context';
@@ -52,6 +53,7 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => undefined);
+    if (requestPath(req) !== TERMINAL_WS_PATH) return this.serveAsRequest(req, socket);
     const incoming = single(req.headers['x-request-id']);
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
     await requestContext.run({ requestId, viaBrowser: true }, async () => {
@@ -75,6 +77,22 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
     return service.open(ticket.principal, ticket.deviceId, ticket.args, requestId);
   }
 
+  /**
+   * With an 'upgrade' listener, Node hands every request carrying `Upgrade` here (before Node
+   * 24.9 there is no way to decline): one for another path, e.g. curl's `Upgrade: h2c`, is
+   * served by the application as an ordinary request, on a connection that closes after it.
+   */
+  private serveAsRequest(req: IncomingMessage, socket: Duplex): void {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    this.server().emit('request', req, res);
+  }
+
   /** The REST error answer, as an HTTP response on the raw socket, before any upgrade. */
   private refuse(socket: Duplex, err: unknown, requestId: string): void {
     const answer = this.errors.toBody(err);
@@ -91,15 +109,22 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
   }
 }
 
-/** The `ticket` query parameter of `/api/ws`; any other path is not found. */
-function ticketParameter(req: IncomingMessage): string | null {
-  let url: URL;
+function requestUrl(req: IncomingMessage): URL | undefined {
   try {
-    url = new URL(req.url ?? '/', 'http://upgrade.invalid');
+    return new URL(req.url ?? '/', 'http://upgrade.invalid');
   } catch {
-    throw new InvalidInputError('The request path is not a valid URL');
+    return undefined;
   }
-  if (url.pathname !== TERMINAL_WS_PATH) throw new NotFoundError('Route not found');
+}
+
+function requestPath(req: IncomingMessage): string | undefined {
+  return requestUrl(req)?.pathname;
+}
+
+/** The `ticket` query parameter of `/api/ws`. */
+function ticketParameter(req: IncomingMessage): string | null {
+  const url = requestUrl(req);
+  if (!url) throw new InvalidInputError('The request path is not a valid URL');
   if (url.searchParams.getAll('ticket').length > 1) throw new InvalidInputError('ticket is given more than once');
   return url.searchParams.get('ticket');
 }
