@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
@@ -16,7 +16,7 @@ export class TicketsController {
 
   @Post('api/tickets')
   @HttpCode(201)
-  @ApiOkResponse({ type: IssuedTicketResult })
+  @ApiCreatedResponse({ type: IssuedTicketResult })
   issue(@CurrentPrincipal() principal: UserPrincipal, @Body() body: IssueTicketInput, @Req() req: Request): Promise<IssuedTicketResult> {
     const { device, operation, ...args } = body;
     return this.tickets.issue(principal, device, operation, args, req.headers);
