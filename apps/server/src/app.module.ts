@@ -23,6 +23,7 @@ import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { ReplicasModule } from './replicas/replicas.module';
+import { TerminalModule } from './terminal/terminal.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -57,6 +58,7 @@ export class AppModule {
         ExecModule,
         FilesModule,
         GatewayModule,
+        TerminalModule,
         // The tunnel's ports: device keys and their revocations, and the client-stream gateway.
         RelayModule.forRoot({ listen: options.relay !== false }, [RegistrationsModule, GatewayModule]),
       ],

@@ -7,10 +7,12 @@ import type { AuditRecord } from '../storage/records';
 import { AuditRepository } from './audit.repository';
 import { actorName, Principal } from '../auth/principal';
 import type { AuditAction } from './audit-actions';
-import { requestViaMcp } from '../logging/request-context';
+import { requestViaBrowser, requestViaMcp } from '../logging/request-context';
 
 /** Appended to the details of every entry caused by a request from `svc mcp`. */
 export const VIA_MCP_SUFFIX = ' (via MCP)';
+/** Appended to the details of every entry caused by a browser's terminal or exec session (the WebSocket bridge). */
+export const VIA_BROWSER_SUFFIX = ' (via browser)';
 
 export interface AuditSubject {
   deviceId?: string;
@@ -38,7 +40,7 @@ export class AuditService {
       action,
       deviceId: subject.deviceId ?? null,
       orgId: subject.orgId ?? null,
-      details: requestViaMcp() ? `${subject.details}${VIA_MCP_SUFFIX}` : subject.details,
+      details: `${subject.details}${requestViaMcp() ? VIA_MCP_SUFFIX : ''}${requestViaBrowser() ? VIA_BROWSER_SUFFIX : ''}`,
       expiresAt: new Date(timestamp.getTime() + this.config.auditRetentionDays * DAY_MS),
       ...(subject.removed ? { formerOwnerScope: subject.removed.ownerScope, formerHistorySince: subject.removed.historySince } : {}),
     });

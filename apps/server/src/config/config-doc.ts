@@ -38,6 +38,7 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   clientIdleTimeoutMs: 'Network and TLS',
   maxConnectionsPerAddress: 'Network and TLS',
   maxConnections: 'Network and TLS',
+  webOrigins: 'Network and TLS',
   adminKey: 'Administration and users',
   serverSecret: 'Administration and users',
   serverSecretFile: 'Administration and users',

@@ -98,6 +98,13 @@ const ROWS: Row[] = [
     good: [['example.com,Corp.Example.org', ['example.com', 'corp.example.org']]],
     bad: ['a b', 'example.com;other.org', 'localhost'],
   },
+  {
+    name: 'WEB_ORIGINS',
+    read: (c) => c.webOrigins,
+    unset: [],
+    good: [['https://svc.example.com, HTTP://127.0.0.1:8085', ['https://svc.example.com', 'http://127.0.0.1:8085']]],
+    bad: ['svc.example.com', 'https://svc.example.com/', 'https://svc.example.com:443', 'ftp://svc.example.com', 'https://a.example,,https://b.example'],
+  },
   { name: 'ALLOW_CROSS_ORG_DEVICE_SHARING', read: (c) => c.allowCrossOrgDeviceSharing, unset: false, good: BOOL_GOOD, bad: ['maybe'] },
   { name: 'AUDIT_RETENTION_DAYS', read: (c) => c.auditRetentionDays, unset: 30, good: [['1', 1], ['365', 365]], bad: [...INT_BAD, '36501'] },
   { name: 'REPORT_RETENTION_DAYS', read: (c) => c.reportRetentionDays, unset: 7, good: [['14', 14]], bad: INT_BAD },

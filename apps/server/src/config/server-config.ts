@@ -57,6 +57,8 @@ export interface ServerConfig {
   registrationRateLimit: number;
   maxPendingPerScope: number;
   maxPendingPerSource: number;
+  /** WEB_ORIGINS: the browser origins that may use the terminal bridge; empty: the server's own origin only. */
+  webOrigins: string[];
   /** REPLICA_ID, or one generated at start: names this process in the tunnel directory. */
   replicaId: string;
   /** Null without NATS_URL: one server process, as without replicas. */
@@ -129,6 +131,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     registrationRateLimit: raw.registrationRateLimit,
     maxPendingPerScope: raw.maxPendingPerScope,
     maxPendingPerSource: raw.maxPendingPerSource,
+    webOrigins: raw.webOrigins,
     replicaId: raw.replicaId ?? randomUUID(),
     replicas: raw.natsUrl ? { natsUrl: raw.natsUrl, peerPort: raw.peerPort, peerAddress: hostAndPort(raw.peerAddress ?? hostname(), raw.peerPort) } : null,
   };

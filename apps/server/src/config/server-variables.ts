@@ -8,6 +8,16 @@ export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
 
 const DOMAIN = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 
+/** `scheme://host[:port]` exactly as a browser's `Origin` header spells it (no path, no default port). */
+function isWebOrigin(item: string): boolean {
+  try {
+    const url = new URL(item);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === item.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /** The same variable, parsed to undefined when unset, so the config can choose a default from other values. */
 function optional<T>(spec: VariableSpec<T>, defaultText: string): VariableSpec<T | undefined> {
   return { ...spec, defaultText, parse: (raw) => (raw === undefined ? undefined : spec.parse(raw)) };
@@ -112,6 +122,12 @@ export const SERVER_VARIABLES = {
   peerAddress: optional(
     v.host('PEER_ADDRESS', 'Host name or address the other replicas dial to reach this replica\'s peer listener (on `PEER_PORT`); used when `NATS_URL` is set.', 'localhost'),
     'this machine\'s host name',
+  ),
+  webOrigins: v.list(
+    'WEB_ORIGINS',
+    'Origins (`https://svc.example.com`) whose pages may get terminal tickets (`POST /api/tickets`) and open the terminal WebSocket (`/api/ws`). Empty: only the server\'s own origin as the browser addressed it (the `Origin` header\'s host equals the `Host` header). Set it in production, behind a proxy that rewrites `Host`, or for a development server on another port.',
+    isWebOrigin,
+    'an origin such as https://svc.example.com (scheme, host and port only)',
   ),
   replicaId: optional(
     v.matching('REPLICA_ID', 'Names this server replica in the tunnel directory and in logs; unique among the replicas sharing a `NATS_URL`.', 'generated', /^[A-Za-z0-9_-]{1,64}$/, '1-64 letters, digits, "_" or "-"'),

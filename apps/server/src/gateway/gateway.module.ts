@@ -12,10 +12,10 @@ import { ShellService } from '../shell/shell.service';
 import { ClientStreamGateway } from './client-stream.gateway';
 import { ClientStreamRouter } from './client-stream.router';
 
-/** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine, exec). */
+/** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine, exec); the browser's terminal bridge opens shells and execs the same way. */
 @Module({
   imports: [AuthenticationModule, AuditModule, AuthorizationModule, TunnelStateModule],
   providers: [ClientStreamGateway, { provide: ClientStreamAcceptor, useExisting: ClientStreamGateway }, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService, ExecStreamService],
-  exports: [ClientStreamGateway, ClientStreamAcceptor],
+  exports: [ClientStreamGateway, ClientStreamAcceptor, ShellService, ExecStreamService],
 })
 export class GatewayModule {}

@@ -7,11 +7,13 @@ import { PeerListener } from './peer-listener';
 import { ReplicaShutdown } from './replica-shutdown';
 import { ReplicaBus } from './replica-bus';
 import { ReplicaEvents } from './replica-events';
+import { SHARED_TICKET_STORE } from '../common/ticket-store';
+import { NatsTicketStore } from './nats-ticket-store';
 
 /**
  * Several replicas on one NATS (NATS_URL): provides the shared tunnel directory that the tunnel
  * state module picks up, ReplicaEvents (revocations, deployment changes), which their features
- * take when present, and the peer hop: PeerSessions (streams through the holding replica) and this
+ * take when present, the terminal tickets (SHARED_TICKET_STORE), and the peer hop: PeerSessions (streams through the holding replica) and this
  * replica's PeerListener. Imported by the composition root only when NATS_URL is set.
  */
 @Global()
@@ -31,10 +33,11 @@ export class ReplicasModule {
         { provide: SHARED_TUNNEL_DIRECTORY, useFactory: (bus: ReplicaBus) => bus.directory, inject: [ReplicaBus] },
         { provide: ReplicaEvents, useFactory: (bus: ReplicaBus) => bus.events, inject: [ReplicaBus] },
         { provide: PeerSessions, useFactory: (bus: ReplicaBus) => bus.peers, inject: [ReplicaBus] },
+        { provide: SHARED_TICKET_STORE, useFactory: (bus: ReplicaBus) => NatsTicketStore.open(bus.nc), inject: [ReplicaBus] },
         PeerListener,
         ReplicaShutdown,
       ],
-      exports: [ReplicaBus, SHARED_TUNNEL_DIRECTORY, ReplicaEvents, PeerSessions],
+      exports: [ReplicaBus, SHARED_TUNNEL_DIRECTORY, ReplicaEvents, PeerSessions, SHARED_TICKET_STORE],
     };
   }
 }

@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type NatsConnection } from 'nats';
+import { describeTicketStoreContract } from '../common/ticket-store.contract';
+import { NatsServerHandle, startNatsServer } from '../../../../test/fixtures/nats-server';
+import { NatsTicketStore } from './nats-ticket-store';
+
+let nats: NatsServerHandle;
+const connections: NatsConnection[] = [];
+beforeAll(async () => {
+  nats = await startNatsServer();
+});
+afterAll(async () => {
+  for (const nc of connections) await nc.close();
+  await nats?.stop();
+});
+
+async function store(namespace: string): Promise<NatsTicketStore> {
+  const nc = await connect({ servers: nats.url });
+  connections.push(nc);
+  return NatsTicketStore.open(nc, namespace);
+}
+
+describeTicketStoreContract('NatsTicketStore', () => store(`t${randomUUID().slice(0, 8)}`));
+
+it('a ticket put on one replica is taken once on another', async () => {
+  const namespace = `t${randomUUID().slice(0, 8)}`;
+  const [a, b] = [await store(namespace), await store(namespace)];
+  await a.put('d'.repeat(64), '{"z":3}');
+  const taken = await Promise.all([a.take('d'.repeat(64)), b.take('d'.repeat(64)), b.take('d'.repeat(64))]);
+  expect(taken.filter((value) => value !== null)).toEqual(['{"z":3}']);
+});

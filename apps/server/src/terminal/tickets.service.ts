@@ -1,0 +1,87 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import { capabilityOf, ForbiddenError, InvalidInputError, parseExecArgs, parseShellArgs, UnauthenticatedError } from '@svc/common';
+import type { UserPrincipal } from '../auth/principal';
+import { AccessPolicy } from '../authorization/access-policy.service';
+import { Clock } from '../common/clock';
+import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { TunnelRegistry } from '../relay/tunnel-registry.service';
+import { SHELL_CAPABILITY } from '../shell/shell.service';
+import { TICKET_TTL_MS, TicketStore } from '../common/ticket-store';
+import type { TicketOperation, TicketRecord } from './ticket-record';
+import { allowedOrigin } from './web-origins';
+
+/** The WebSocket route a ticket opens. */
+export const TERMINAL_WS_PATH = '/api/ws';
+
+/** The request body of POST /api/tickets without `device` and `operation`: the stream's arguments. */
+export type TicketArguments = Record<string, unknown>;
+
+export interface IssuedTicket {
+  ticket: string;
+  expires_at: string;
+  url: string;
+}
+
+/** Per operation: the capability (the stream services' own) and the arguments it takes, checked by the runtime's rules. */
+const OPERATIONS: Record<TicketOperation, { capability: typeof SHELL_CAPABILITY; fields: readonly string[]; parse(args: TicketArguments): object }> = {
+  device_shell: { capability: SHELL_CAPABILITY, fields: ['cols', 'rows', 'term', 'command'], parse: (args) => parseShellArgs(args) },
+  device_exec: { capability: capabilityOf('device_exec'), fields: ['command', 'timeout_secs', 'stdin'], parse: (args) => parseExecArgs(args) },
+};
+
+const REFUSED = 'Terminal ticket missing, unknown, already used or expired; ask POST /api/tickets for a new one';
+
+/**
+ * Single-use tickets for the browser's terminal WebSocket, which cannot carry an Authorization
+ * header (and a token never goes into a URL). Issued to a bearer-authenticated user for one
+ * device, operation and origin after AccessPolicy allowed the operation's capability; 256 random
+ * bits, stored only as their SHA-256, alive TICKET_TTL_MS, spent by the first presentation.
+ */
+@Injectable()
+export class TicketsService {
+  constructor(
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
+    private readonly policy: AccessPolicy,
+    private readonly registry: TunnelRegistry,
+    private readonly store: TicketStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async issue(principal: UserPrincipal, device: string, operation: TicketOperation, args: TicketArguments, headers: IncomingHttpHeaders): Promise<IssuedTicket> {
+    const origin = allowedOrigin(headers, this.config.webOrigins);
+    const spec = OPERATIONS[operation];
+    const misplaced = Object.keys(args).find((key) => args[key] !== undefined && !spec.fields.includes(key));
+    if (misplaced !== undefined) throw new InvalidInputError(`${misplaced} is not an argument of ${operation} (allowed: ${spec.fields.join(', ')})`);
+    const checked = spec.parse(withoutUndefined(args));
+    const { device: record } = await this.policy.requireDevice(principal, device, spec.capability);
+    this.registry.require(record.id); // an offline device is a clear 503 now, not a closed socket later
+    const ticket = randomBytes(32).toString('base64url');
+    const expiresAt = this.clock.now().getTime() + TICKET_TTL_MS;
+    const stored: TicketRecord = { principal, deviceId: record.id, operation, args: { ...checked }, origin, expiresAt };
+    await this.store.put(ticketHash(ticket), JSON.stringify(stored), expiresAt);
+    const url = new URL(`${TERMINAL_WS_PATH}?ticket=${ticket}`, origin.replace(/^http/, 'ws'));
+    return { ticket, expires_at: new Date(expiresAt).toISOString(), url: url.toString() };
+  }
+
+  /**
+   * Spends a ticket presented with a WebSocket upgrade: whatever the outcome, it cannot be used
+   * again. Unknown, used or expired: 401; presented from another origin than it was issued to: 403.
+   */
+  async redeem(ticket: string | null, headers: IncomingHttpHeaders): Promise<TicketRecord> {
+    const stored = ticket ? await this.store.take(ticketHash(ticket)) : null;
+    const record = stored === null ? null : (JSON.parse(stored) as TicketRecord);
+    if (!record || record.expiresAt <= this.clock.now().getTime()) throw new UnauthenticatedError(REFUSED);
+    const origin = allowedOrigin(headers, this.config.webOrigins);
+    if (origin !== record.origin) throw new ForbiddenError(`Access denied: this ticket was issued to ${record.origin}, not to ${origin}`);
+    return record;
+  }
+}
+
+function ticketHash(ticket: string): string {
+  return createHash('sha256').update(ticket, 'utf8').digest('hex');
+}
+
+function withoutUndefined(args: TicketArguments): TicketArguments {
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
+}
