@@ -346,13 +346,13 @@ describe('loadServerConfig', () => {
     ])('without OAUTH_ISSUER, %j starts the development provider', (env, port) => {
       const config = load(env);
       expect(config.devIdentityProvider).toEqual({ port, keysFile: join(DATA, 'dev-idp', 'jwks.json') });
-      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}`, clientId: 'svc-cli' });
+      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}`, clientId: 'svc-cli', webClientId: 'svc-web' });
     });
 
     it('with OAUTH_ISSUER, uses it and starts no provider', () => {
       const config = load({ OAUTH_ISSUER: 'https://auth.example.com/', OAUTH_AUDIENCE: 'svc-api' });
       expect(config.devIdentityProvider).toBeNull();
-      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api', clientId: 'svc-cli' });
+      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api', clientId: 'svc-cli', webClientId: 'svc-web' });
     });
 
     it('DB_URI selects MongoDB with its name and credentials', () => {
