@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OidcProviderModule, ProviderContext } from './oidc-provider.types';
-import { errorPage, successPage, userCodeConfirmPage, userCodeInputPage } from './pages';
+import { errorPage, signedOutPage, signOutPage, successPage, userCodeConfirmPage, userCodeInputPage } from './pages';
 import type { SigningKeySet } from './signing-keys';
 import type { FileOidcStore } from './file-adapter';
 
@@ -112,6 +112,16 @@ export function providerConfiguration(oidc: OidcProviderModule, settings: Provid
         },
       },
       revocation: { enabled: true },
+      // The dashboard's sign-out ends the provider's session too, on pages that load nothing from elsewhere.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: ProviderContext, form: string) => {
+          ctx.body = signOutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx: ProviderContext) => {
+          ctx.body = signedOutPage();
+        },
+      },
       userinfo: { enabled: true },
     },
     clientBasedCORS: () => true,

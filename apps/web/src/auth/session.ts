@@ -34,7 +34,8 @@ export class Session {
       stateStore: new WebStorageStateStore({ store: window.sessionStorage }),
       automaticSilentRenew: true,
       loadUserInfo: false,
-      revokeTokenTypes: ['refresh_token', 'access_token'],
+      // The access token is a JWT the API checks by signature alone: revoking it would change nothing.
+      revokeTokenTypes: ['refresh_token'],
     });
     this.manager.events.addUserLoaded((user) => this.set(user));
     this.manager.events.addUserUnloaded(() => this.set(null));

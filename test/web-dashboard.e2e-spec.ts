@@ -1,0 +1,250 @@
+/**
+ * The web dashboard in a real browser (Debian's chromium through playwright-core) against a real
+ * server, identity provider and runtime: sign-in with code + PKCE through the provider's pages,
+ * the device table, approving a device after comparing its fingerprint, running a command, what a
+ * viewer is offered, sign-out; no console error anywhere. Screenshots at 1280 and 390 px
+ * (UPDATE_SCREENSHOTS=1 writes them to docs/screenshots).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openTab, screenshotDir, Tab } from './fixtures/browser';
+import { eventually } from './fixtures/eventually';
+import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
+import { freePort } from './fixtures/free-port';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { startTestServer } from './fixtures/test-server';
+
+const ALICE = 'alice@web.test';
+const VICTOR = 'victor@web.test';
+const WIDTHS = [1280, 390] as const;
+
+const spec: FleetSpec = {
+  users: { alice: ALICE, victor: VICTOR },
+  orgs: { acme: { owner: 'alice', members: { victor: 'viewer' } } },
+  devices: {
+    'dev-1': { owner: 'alice', hostname: 'kitchen-pi', shares: { victor: 'viewer' }, runtime: true },
+    'dev-2': { owner: 'alice', hostname: 'garage-gateway' },
+  },
+};
+
+describe('web dashboard', () => {
+  let fleet: Fleet;
+  let browser: Browser;
+  const tabs: Tab[] = [];
+  const runtimes: { rt: RuntimeProcess; dir: string }[] = [];
+  const shots = screenshotDir();
+
+  beforeAll(async () => {
+    // The dashboard's address must be known to the provider (its redirect URI) before either starts.
+    const port = await freePort();
+    fleet = await startFleet({ ...spec, env: { REST_PORT: String(port) }, identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] } });
+    browser = await launchBrowser();
+  });
+  // The browser first (its keep-alive connections would hold the server's close), then the runtimes, then the fleet.
+  afterAll(async () => {
+    for (const tab of tabs) await tab.close();
+    await browser?.close();
+    for (const { rt, dir } of runtimes) {
+      rt.kill('SIGTERM');
+      await rt.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await fleet?.close();
+  });
+  afterEach(() => {
+    for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
+  });
+
+  async function tab(): Promise<Tab> {
+    const opened = await openTab(browser, 1280);
+    opened.page.setDefaultTimeout(45_000);
+    tabs.push(opened);
+    return opened;
+  }
+
+  async function signIn(page: Page, email: string): Promise<void> {
+    await page.goto(`${fleet.server.url}/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${fleet.server.url}/#/devices`);
+    await page.getByRole('heading', { name: 'Devices' }).waitFor();
+  }
+
+  /** Screenshots of the page at both widths; at each, nothing may be wider than the window. */
+  async function shoot(page: Page, name: string): Promise<void> {
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 860 });
+      await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect({ name, width, overflow }).toEqual({ name, width, overflow: 0 });
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  }
+
+  let aliceTab: Tab;
+  let alice: Page;
+
+  it('is served at / with a strict Content-Security-Policy, and the API keeps its paths', async () => {
+    const { url } = fleet.server;
+    const index = await fetch(`${url}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const csp = index.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain(`connect-src 'self' ${new URL(fleet.idp.issuer).origin}`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(index.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|\sstyle=|<style/);
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const asset = await fetch(`${url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+
+    expect((await fetch(`${url}/devices`)).status).toBe(401);
+    const unknown = await fetch(`${url}/no-such-path`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ statusCode: 404, requestId: expect.any(String) });
+    expect((await fetch(`${url}/assets/missing.js`)).status).toBe(404);
+  });
+
+  it('without a built dashboard, / says so and the API still answers', async () => {
+    const bare = await startTestServer(fleet.idp, { WEB_DIR: join(tmpdir(), 'svc-no-such-web-dir') });
+    try {
+      const index = await fetch(`${bare.url}/`);
+      expect(index.status).toBe(503);
+      expect(await index.text()).toMatch(/dashboard is not built/);
+      expect((await fetch(`${bare.url}/auth/config`)).status).toBe(200);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('signs in through the identity provider and lists the devices with status, owner, last seen and uptime', async () => {
+    aliceTab = await tab();
+    alice = aliceTab.page;
+    await signIn(alice, ALICE);
+    const online = alice.locator('tr[data-device="dev-1"]');
+    await expect(online.getByRole('cell').nth(0).textContent()).resolves.toBe('online');
+    await expect(online.getByRole('link').textContent()).resolves.toBe('kitchen-pi');
+    await expect(online.getByRole('cell').nth(2).textContent()).resolves.toBe(`user:${ALICE}`);
+    await expect(online.getByRole('cell').nth(4).textContent()).resolves.toMatch(/^\d+[dhms]/);
+    await expect(alice.locator('tr[data-device="dev-2"] td').first().textContent()).resolves.toBe('offline');
+    await shoot(alice, 'devices');
+
+    // Filters are GET /devices's own: status, owner, name prefix.
+    await alice.getByLabel('Status').selectOption('offline');
+    await alice.getByRole('button', { name: 'Apply' }).click();
+    await eventually('only the offline device', async () => (await alice.locator('tbody tr').count()) === 1 && (await alice.locator('tr[data-device="dev-2"]').count()) === 1);
+    await alice.getByLabel('Status').selectOption('');
+    await alice.getByLabel('Name starts with').fill('nothing-like-this');
+    await alice.getByRole('button', { name: 'Apply' }).click();
+    await alice.getByText('No device matches these filters.').waitFor();
+    await alice.getByLabel('Name starts with').fill('');
+    await alice.getByRole('button', { name: 'Apply' }).click();
+    await alice.locator('tr[data-device="dev-1"]').waitFor();
+  });
+
+  it('approves a pending device after comparing the fingerprint it shows with the one the runtime prints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-web-rt-'));
+    const rt = startRuntimeProcess(['run', '--poll-interval', '100ms', '--owner', `user:${ALICE}`, '--device-id', 'web-new'], {
+      HOME: dir,
+      SVC_CONFIG_DIR: join(dir, 'svc'),
+      SVC_SERVER_URL: fleet.server.url,
+      SVC_CA_FILE: fleet.server.tunnel!.caFile,
+    });
+    runtimes.push({ rt, dir });
+    const [, requestId] = await rt.waitForLine('stdout', /request (req_[A-Za-z0-9_-]+)\)/);
+    const [, printed] = await rt.waitForLine('stdout', /Key fingerprint: ([A-Z2-7]{4}(?:-[A-Z2-7]{4}){3})$/);
+
+    await alice.goto(`${fleet.server.url}/#/pending`);
+    const request = alice.locator(`[data-request="${requestId}"]`);
+    await request.waitFor();
+    const shown = await request.locator('.fingerprint').first().textContent();
+    expect(shown).toBe(printed);
+    await shoot(alice, 'pending');
+
+    await request.getByRole('button', { name: 'Approve…' }).click();
+    // The confirmation repeats the fingerprint and takes the keyboard's focus: Enter approves.
+    await expect(request.getByRole('group', { name: 'Confirm approval' }).locator('.fingerprint').textContent()).resolves.toBe(printed);
+    await alice.keyboard.press('Enter');
+    await alice.getByRole('status').filter({ hasText: 'Approved' }).waitFor();
+    await rt.waitForLine('stdout', /Approved: device web-new is registered/);
+    await rt.waitForLog('tunnel up');
+
+    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.getByLabel('Status').selectOption('online');
+    await eventually('web-new online in the table', async () => {
+      await alice.getByRole('button', { name: 'Apply' }).click();
+      return (await alice.locator('tr[data-device="web-new"] td').first().textContent()) === 'online';
+    });
+  });
+
+  it('runs a command on a device and shows its output and exit code', async () => {
+    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
+    await expect(alice.getByLabel('Status').locator('dd').nth(4).textContent()).resolves.toMatch(/^(TCP|QUIC)/);
+    await alice.getByRole('textbox', { name: 'Command' }).fill('echo hi');
+    await alice.getByRole('textbox', { name: 'Command' }).press('Enter');
+    const exit = alice.locator('[data-exit-code]');
+    await exit.waitFor();
+    expect(await exit.getAttribute('data-exit-code')).toBe('0');
+    expect(await alice.getByLabel('Output').textContent()).toBe('hi\n');
+    await shoot(alice, 'device');
+
+    await alice.getByRole('textbox', { name: 'Command' }).fill('sh -c "echo oops >&2; exit 3"');
+    await alice.getByRole('button', { name: 'Run' }).click();
+    await eventually('exit code 3', async () => (await exit.getAttribute('data-exit-code')) === '3');
+    expect(await alice.locator('.output .stderr').textContent()).toBe('oops\n');
+  });
+
+  it('lists organizations and their members', async () => {
+    await alice.goto(`${fleet.server.url}/#/orgs`);
+    await alice.getByRole('button', { name: 'acme' }).click();
+    await alice.getByText(VICTOR).waitFor();
+    await shoot(alice, 'orgs');
+  });
+
+  it('offers a viewer no run controls, and the server refuses the viewer anyway', async () => {
+    const victor = (await tab()).page;
+    await signIn(victor, VICTOR);
+    await victor.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await victor.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
+    expect(await victor.locator('[data-role]').textContent()).toBe('viewer');
+    expect(await victor.getByRole('textbox', { name: 'Command' }).count()).toBe(0);
+    expect(await victor.getByRole('button', { name: 'Run' }).count()).toBe(0);
+    await victor.getByText('may view this device only').waitFor();
+
+    const refused = await fleet.server.api.post('/api/exec', { device: 'dev-1', command: ['echo', 'hi'] }, fleet.user('victor').caller);
+    expect(refused.status).toBe(403);
+  });
+
+  it('shows an unknown device as the API answers it: message and request id', async () => {
+    await alice.goto(`${fleet.server.url}/#/devices/no-such-device`);
+    const alert = alice.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/not found/i);
+    expect(await alert.locator('.request-id code').textContent()).toMatch(/^[A-Za-z0-9._-]{8,}$/);
+    // The browser itself logs the refused request; that line, and only it, is expected here.
+    const expected = /Failed to load resource: the server responded with a status of 404/;
+    expect(aliceTab.consoleErrors.filter((line) => expected.test(line)).length).toBeGreaterThan(0);
+    aliceTab.consoleErrors.splice(0, aliceTab.consoleErrors.length, ...aliceTab.consoleErrors.filter((line) => !expected.test(line)));
+  });
+
+  it('signs out: tokens forgotten, the provider session ended, the next sign-in asks who you are', async () => {
+    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.getByRole('button', { name: 'Sign out' }).click();
+    await alice.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await alice.waitForURL(`${fleet.server.url}/`);
+    await alice.getByRole('button', { name: 'Sign in' }).waitFor();
+    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.getByRole('button', { name: 'Sign in' }).click();
+    await alice.getByLabel('E-mail address').waitFor();
+  });
+});
