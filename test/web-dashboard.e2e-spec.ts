@@ -14,7 +14,8 @@ import { eventually } from './fixtures/eventually';
 import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { startTestServer } from './fixtures/test-server';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@web.test';
 const VICTOR = 'victor@web.test';
@@ -246,5 +247,57 @@ describe('web dashboard', () => {
     await alice.goto(`${fleet.server.url}/#/devices`);
     await alice.getByRole('button', { name: 'Sign in' }).click();
     await alice.getByLabel('E-mail address').waitFor();
+  });
+});
+
+describe('web dashboard sessions', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let browser: Browser;
+  let opened: Tab;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
+    idp = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
+    server = await startTestServer(idp, { REST_PORT: String(port) });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await browser?.close();
+    await server?.close();
+    await idp?.stop();
+  });
+
+  it('renews the access token with the refresh token, which the provider rotates, and keeps working', async () => {
+    opened = await openTab(browser, 1280);
+    const page = opened.page;
+    page.setDefaultTimeout(45_000);
+    const grants: { grant: string; refreshToken: string | undefined; accessToken: string }[] = [];
+    page.on('response', async (response) => {
+      if (!response.url().endsWith('/token') || response.request().method() !== 'POST') return;
+      const grant = new URLSearchParams(response.request().postData() ?? '').get('grant_type') ?? '';
+      const body = (await response.json()) as { refresh_token?: string; access_token: string };
+      grants.push({ grant, refreshToken: body.refresh_token, accessToken: body.access_token });
+    });
+    await page.goto(`${server.url}/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('E-mail address').fill('nadia@web.test');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('No devices yet.').waitFor();
+
+    await eventually('a refresh_token grant', () => grants.some((g) => g.grant === 'refresh_token'));
+    const [code, renewal] = grants;
+    expect(code.grant).toBe('authorization_code');
+    expect(code.refreshToken).toEqual(expect.any(String));
+    expect(renewal.refreshToken).toEqual(expect.any(String));
+    expect(renewal.refreshToken).not.toBe(code.refreshToken);
+    expect(renewal.accessToken).not.toBe(code.accessToken);
+
+    // The page goes on with the renewed token.
+    await page.getByRole('link', { name: 'Pending' }).click();
+    await page.getByText('No registration is waiting.').waitFor();
+    expect(opened.consoleErrors).toEqual([]);
   });
 });
