@@ -80,7 +80,8 @@ describe('web dashboard', () => {
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 860 });
       await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      // Runs in the page (a string, as the test's own TypeScript knows no DOM).
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect({ name, width, overflow }).toEqual({ name, width, overflow: 0 });
     }
     await page.setViewportSize({ width: 1280, height: 860 });
