@@ -5,7 +5,8 @@
  * viewer is offered, sign-out; no console error anywhere. Screenshots at 1280 and 390 px
  * (UPDATE_SCREENSHOTS=1 writes them to docs/screenshots).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -20,6 +21,7 @@ import { startTestServer, TestServer } from './fixtures/test-server';
 const ALICE = 'alice@web.test';
 const VICTOR = 'victor@web.test';
 const WIDTHS = [1280, 390] as const;
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 const spec: FleetSpec = {
   users: { alice: ALICE, victor: VICTOR },
@@ -35,6 +37,7 @@ describe('web dashboard', () => {
   let browser: Browser;
   const tabs: Tab[] = [];
   const runtimes: { rt: RuntimeProcess; dir: string }[] = [];
+  const dirs: string[] = [];
   const shots = screenshotDir();
 
   beforeAll(async () => {
@@ -53,6 +56,7 @@ describe('web dashboard', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     await fleet?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
   afterEach(() => {
     for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
@@ -120,7 +124,7 @@ describe('web dashboard', () => {
     const bare = await startTestServer(fleet.idp, { WEB_DIR: join(tmpdir(), 'svc-no-such-web-dir') });
     try {
       const index = await fetch(`${bare.url}/`);
-      expect(index.status).toBe(503);
+      expect(index.status).toBe(404);
       expect(await index.text()).toMatch(/dashboard is not built/);
       expect((await fetch(`${bare.url}/auth/config`)).status).toBe(200);
     } finally {
@@ -201,9 +205,27 @@ describe('web dashboard', () => {
     await shoot(alice, 'device');
 
     await alice.getByRole('textbox', { name: 'Command' }).fill('sh -c "echo oops >&2; exit 3"');
-    await alice.getByRole('button', { name: 'Run' }).click();
+    await alice.getByRole('button', { name: 'Run', exact: true }).click();
     await eventually('exit code 3', async () => (await exit.getAttribute('data-exit-code')) === '3');
     expect(await alice.locator('.output .stderr').textContent()).toBe('oops\n');
+  });
+
+  it('uploads a file into a device directory and downloads it again, bytes equal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-web-files-'));
+    dirs.push(dir);
+    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.getByLabel('Directory').fill(dir);
+    await alice.getByRole('button', { name: 'Open', exact: true }).click();
+    await alice.getByText('This directory is empty.').waitFor();
+
+    const content = randomBytes(300_000);
+    await alice.getByLabel('Upload a file').setInputFiles({ name: 'payload.bin', mimeType: 'application/octet-stream', buffer: content });
+    await alice.getByRole('status').filter({ hasText: 'Uploaded payload.bin' }).waitFor();
+    expect(sha256(readFileSync(join(dir, 'payload.bin')))).toBe(sha256(content));
+
+    const [download] = await Promise.all([alice.waitForEvent('download'), alice.getByRole('button', { name: 'Download payload.bin' }).click()]);
+    expect(download.suggestedFilename()).toBe('payload.bin');
+    expect(sha256(readFileSync(await download.path()))).toBe(sha256(content));
   });
 
   it('lists organizations and their members', async () => {
@@ -220,7 +242,8 @@ describe('web dashboard', () => {
     await victor.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
     expect(await victor.locator('[data-role]').textContent()).toBe('viewer');
     expect(await victor.getByRole('textbox', { name: 'Command' }).count()).toBe(0);
-    expect(await victor.getByRole('button', { name: 'Run' }).count()).toBe(0);
+    expect(await victor.getByRole('button', { name: 'Run', exact: true }).count()).toBe(0);
+    expect(await victor.getByRole('heading', { name: 'Files' }).count()).toBe(0);
     await victor.getByText('may view this device only').waitFor();
 
     const refused = await fleet.server.api.post('/api/exec', { device: 'dev-1', command: ['echo', 'hi'] }, fleet.user('victor').caller);

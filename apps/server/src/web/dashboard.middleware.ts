@@ -31,7 +31,7 @@ export function dashboardMiddleware(webDir: string, issuer: string) {
     if (PAGE.has(path)) {
       res.set('Cache-Control', 'no-cache');
       if (!existsSync(indexFile)) {
-        res.status(503).type('text/plain').send(NOT_BUILT);
+        res.status(404).type('text/plain').send(NOT_BUILT);
         return;
       }
       res.type('html').sendFile(indexFile);

@@ -45,19 +45,25 @@ export class ApiClient {
     if (pending.trim() !== '') onLine(JSON.parse(pending) as Record<string, unknown>);
   }
 
+  /** A request with a body of bytes (an upload) or an answer of bytes (a download); fails like `get` on an error status. */
+  raw(method: string, path: string, options: { body?: Blob; headers?: Record<string, string> } = {}): Promise<Response> {
+    return this.send(method, path, options.body, 'application/octet-stream, application/json', undefined, options.headers);
+  }
+
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.send(method, path, body, 'application/json');
     return (await res.json()) as T;
   }
 
-  private async send(method: string, path: string, body: unknown, accept: string, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { accept };
+  private async send(method: string, path: string, body: unknown, accept: string, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept, ...extra };
     const token = this.token();
     if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const blob = body instanceof Blob;
+    if (body !== undefined) headers['content-type'] = blob ? 'application/octet-stream' : 'application/json';
     let res: Response;
     try {
-      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : blob ? body : JSON.stringify(body), signal });
     } catch (error) {
       throw new ApiError(`The server did not answer: ${(error as Error).message}`, 0, 'NETWORK', undefined);
     }

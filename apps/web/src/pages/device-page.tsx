@@ -3,6 +3,7 @@ import { capabilitiesOn, deviceStatus, showDevice } from '../api/devices';
 import { ErrorBox, Loading, StatusBadge } from '../components/feedback';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen, formatUptime } from '../format';
+import { FilesPanel } from './files-panel';
 import { RunCommand } from './run-command';
 
 /**
@@ -59,6 +60,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
       ) : (
         <p class="hint">Your role ({access.role}) may view this device only: running commands and changing files are not offered.</p>
       )}
+      {may('device:read-files') && <FilesPanel api={api} device={info.id} canWrite={may('device:write-files')} />}
     </section>
   );
 }
