@@ -248,6 +248,14 @@ describe('web dashboard', () => {
 
     const refused = await fleet.server.api.post('/api/exec', { device: 'dev-1', command: ['echo', 'hi'] }, fleet.user('victor').caller);
     expect(refused.status).toBe(403);
+
+    // What the page asked: AccessPolicy's answer; a device not shared with the viewer does not exist for them.
+    const victorCaller = fleet.user('victor').caller;
+    expect((await fleet.server.api.get('/devices/dev-1/capabilities', victorCaller)).body).toEqual({ device_id: 'dev-1', role: 'viewer', owner: false, capabilities: ['device:view'] });
+    expect((await fleet.server.api.get('/devices/dev-2/capabilities', victorCaller)).status).toBe(404);
+    expect((await fleet.server.api.get('/devices/dev-1/capabilities')).status).toBe(401);
+    const owner = (await fleet.server.api.get('/devices/dev-1/capabilities', fleet.user('alice').caller)).body;
+    expect(owner).toMatchObject({ role: 'admin', owner: true, capabilities: expect.arrayContaining(['device:exec', 'device:write-files', 'device:own']) });
   });
 
   it('shows an unknown device as the API answers it: message and request id', async () => {
