@@ -16,7 +16,7 @@ import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@web.test';
 const VICTOR = 'victor@web.test';
@@ -233,6 +233,26 @@ describe('web dashboard', () => {
     await alice.getByRole('button', { name: 'acme' }).click();
     await alice.getByText(VICTOR).waitFor();
     await shoot(alice, 'orgs');
+  });
+
+  it('pages through the devices with GET /devices\'s cursor', async () => {
+    for (let i = 0; i < 25; i++) await registerDevice(fleet.server, `bulk-${String(i).padStart(2, '0')}`, `user:${ALICE}`, fleet.user('alice').caller);
+    const all = ((await fleet.server.api.get('/devices?limit=1000', fleet.user('alice').caller)).body as { items: { id: string }[] }).items.map((d) => d.id);
+    expect(all.length).toBeGreaterThan(25);
+
+    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.getByRole('button', { name: 'Refresh' }).click();
+    const ids = () => alice.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-device')));
+    await eventually('a full first page', async () => (await ids()).length === 25, { describe: async () => `${JSON.stringify(await ids())}\n${await alice.locator('main').textContent()}` });
+    const first = await ids();
+    await alice.getByRole('button', { name: 'Next' }).click();
+    await alice.getByText('Page 2').waitFor();
+    await eventually('the second page', async () => (await ids()).length === all.length - 25);
+    const second = await ids();
+    expect([...first, ...second].sort()).toEqual([...all].sort());
+    expect(await alice.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await alice.getByRole('button', { name: 'Previous' }).click();
+    await eventually('the first page again', async () => JSON.stringify(await ids()) === JSON.stringify(first));
   });
 
   it('offers a viewer no run controls, and the server refuses the viewer anyway', async () => {

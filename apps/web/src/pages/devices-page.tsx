@@ -66,6 +66,9 @@ export function DevicesPage({ api }: { api: ApiClient }) {
           <input name="name" value={draft.name} onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
         </label>
         <button type="submit">Apply</button>
+        <button type="button" class="secondary" onClick={rows.reload}>
+          Refresh
+        </button>
       </form>
       {rows.error ? <ErrorBox error={rows.error} onRetry={rows.reload} /> : null}
       {!rows.data && rows.loading && <Loading what="devices" />}
