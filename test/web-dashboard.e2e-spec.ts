@@ -16,7 +16,7 @@ import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@web.test';
 const VICTOR = 'victor@web.test';
@@ -253,6 +253,19 @@ describe('web dashboard', () => {
     expect(await alice.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
     await alice.getByRole('button', { name: 'Previous' }).click();
     await eventually('the first page again', async () => JSON.stringify(await ids()) === JSON.stringify(first));
+  });
+
+  it('rejects the selected registration requests at once', async () => {
+    const unwanted = [await submitRegistration(fleet.server, 'stranger-1', `user:${ALICE}`), await submitRegistration(fleet.server, 'stranger-2', `user:${ALICE}`)];
+    const kept = await submitRegistration(fleet.server, 'stranger-3', `user:${ALICE}`);
+    await alice.goto(`${fleet.server.url}/#/orgs`);
+    await alice.goto(`${fleet.server.url}/#/pending`);
+    for (const { requestId } of unwanted) await alice.locator(`[data-request="${requestId}"]`).getByRole('checkbox').check();
+    await alice.getByRole('button', { name: 'Reject selected (2)' }).click();
+    await alice.getByRole('status').filter({ hasText: 'Rejected 2 request(s).' }).waitFor();
+    await eventually('the rejected requests gone from the page', async () => (await alice.locator('[data-request]').count()) === 1);
+    expect(await alice.locator(`[data-request="${kept.requestId}"]`).count()).toBe(1);
+    for (const { requestId } of unwanted) expect((await pollRegistration(fleet.server, requestId)).body).toEqual({ status: 'rejected' });
   });
 
   it('offers a viewer no run controls, and the server refuses the viewer anyway', async () => {
