@@ -2,7 +2,7 @@
  * The web dashboard in a real browser (Debian's chromium through playwright-core) against a real
  * server, identity provider and runtime: sign-in with code + PKCE through the provider's pages,
  * the device table, approving a device after comparing its fingerprint, running a command, what a
- * viewer is offered, sign-out; no console error anywhere. Screenshots at 1280 and 390 px
+ * viewer is offered, sign-out; no console error anywhere (token renewal: web-dashboard-tokens.e2e-spec.ts). Screenshots at 1280 and 390 px
  * (UPDATE_SCREENSHOTS=1 writes them to docs/screenshots).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -10,13 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openTab, screenshotDir, Tab } from './fixtures/browser';
+import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
 import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { pollRegistration, registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
+import { pollRegistration, registerDevice, startTestServer, submitRegistration } from './fixtures/test-server';
 
 const ALICE = 'alice@web.test';
 const VICTOR = 'victor@web.test';
@@ -69,15 +68,7 @@ describe('web dashboard', () => {
     return opened;
   }
 
-  async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(`${fleet.server.url}/`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/interaction\//);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${fleet.server.url}/#/devices`);
-    await page.getByRole('heading', { name: 'Devices' }).waitFor();
-  }
+  const signIn = (page: Page, email: string) => signInThroughProvider(page, fleet.server.url, email);
 
   /** Screenshots of the page at both widths; at each, nothing may be wider than the window. */
   async function shoot(page: Page, name: string): Promise<void> {
@@ -312,57 +303,5 @@ describe('web dashboard', () => {
     await alice.goto(`${fleet.server.url}/#/devices`);
     await alice.getByRole('button', { name: 'Sign in' }).click();
     await alice.getByLabel('E-mail address').waitFor();
-  });
-});
-
-describe('web dashboard sessions', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let browser: Browser;
-  let opened: Tab;
-
-  beforeAll(async () => {
-    const port = await freePort();
-    // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
-    idp = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
-    server = await startTestServer(idp, { REST_PORT: String(port) });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await opened?.close();
-    await browser?.close();
-    await server?.close();
-    await idp?.stop();
-  });
-
-  it('renews the access token with the refresh token, which the provider rotates, and keeps working', async () => {
-    opened = await openTab(browser, 1280);
-    const page = opened.page;
-    page.setDefaultTimeout(45_000);
-    const grants: { grant: string; refreshToken: string | undefined; accessToken: string }[] = [];
-    page.on('response', async (response) => {
-      if (!response.url().endsWith('/token') || response.request().method() !== 'POST') return;
-      const grant = new URLSearchParams(response.request().postData() ?? '').get('grant_type') ?? '';
-      const body = (await response.json()) as { refresh_token?: string; access_token: string };
-      grants.push({ grant, refreshToken: body.refresh_token, accessToken: body.access_token });
-    });
-    await page.goto(`${server.url}/`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('E-mail address').fill('nadia@web.test');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('No devices yet.').waitFor();
-
-    await eventually('a refresh_token grant', () => grants.some((g) => g.grant === 'refresh_token'));
-    const [code, renewal] = grants;
-    expect(code.grant).toBe('authorization_code');
-    expect(code.refreshToken).toEqual(expect.any(String));
-    expect(renewal.refreshToken).toEqual(expect.any(String));
-    expect(renewal.refreshToken).not.toBe(code.refreshToken);
-    expect(renewal.accessToken).not.toBe(code.accessToken);
-
-    // The page goes on with the renewed token.
-    await page.getByRole('link', { name: 'Pending' }).click();
-    await page.getByText('No registration is waiting.').waitFor();
-    expect(opened.consoleErrors).toEqual([]);
   });
 });
