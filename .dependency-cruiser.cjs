@@ -65,7 +65,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.d.ts', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.d.ts', '.json'],
     },
     reporterOptions: { text: { highlightFocused: true } },
   },

@@ -27,7 +27,7 @@ describe('GET /auth/config', () => {
   it('advertises OAUTH_CLIENT_ID as the CLI client', async () => {
     const res = await authConfig({ OAUTH_CLIENT_ID: 'acme-fleet-cli' });
     expect(res.status).toBe(200);
-    expect(res.body.oauth).toEqual({ issuer: idp.issuer, audience: idp.audience, client_id: 'acme-fleet-cli' });
+    expect(res.body.oauth).toEqual({ issuer: idp.issuer, audience: idp.audience, client_id: 'acme-fleet-cli', web_client_id: 'svc-web' });
   });
 
   it('advertises svc-cli when OAUTH_CLIENT_ID is unset', async () => {

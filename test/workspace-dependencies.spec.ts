@@ -8,10 +8,10 @@ import { builtinModules } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..');
-const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli'];
+const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli', 'apps/web'];
 const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3(-node20)?$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
 /** Matched against the path inside the repository: a checkout under a folder named `contract/` is not a test. */
-const TEST_FILE = /\.(spec|contract|e2e-spec)\.ts$|\/contract\//;
+const TEST_FILE = /\.(spec|contract|e2e-spec)\.tsx?$|\/contract\//;
 
 function sources(dir: string): string[] {
   let entries;
@@ -23,7 +23,7 @@ function sources(dir: string): string[] {
   return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !TEST_FILE.test(relative(ROOT, path)) ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !TEST_FILE.test(relative(ROOT, path)) ? [path] : [];
   });
 }
 
@@ -61,7 +61,7 @@ describe('workspace dependencies', () => {
   });
 
   // Importing the server stack is refused by `npm run lint` (no-server-stack-outside-server in .dependency-cruiser.cjs).
-  it.each(['apps/runtime', 'apps/cli', 'libs/common'])('%s does not declare the server stack', (workspace) => {
+  it.each(['apps/runtime', 'apps/cli', 'libs/common', 'apps/web'])('%s does not declare the server stack', (workspace) => {
     const declared = Object.keys(manifest(workspace).dependencies ?? {}).filter((name) => SERVER_ONLY.test(name));
     expect(declared).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { strictValidationPipe } from './common/validation.pipe';
 import { jsonBodyMiddleware } from './common/json-body.middleware';
 import { ADMIN_KEY_HEADER } from './auth/admin-key';
 import { installClientErrorHandler } from './common/client-error.handler';
+import { dashboardMiddleware } from './web/dashboard.middleware';
 
 /**
  * REST_PORT against slow clients (slowloris): a request's headers must arrive within 15 s (Node
@@ -32,6 +33,7 @@ export async function createServerApp(config: ServerConfig, options: AppOptions 
     abortOnError: false,
   });
   app.use(requestIdMiddleware(logger));
+  app.use(dashboardMiddleware(config.webDir, config.oauth.issuer));
   app.use(jsonBodyMiddleware());
   app.useGlobalPipes(strictValidationPipe());
   app.disable('x-powered-by');

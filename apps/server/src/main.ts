@@ -3,6 +3,7 @@ import { loadServerConfig, ServerConfig } from './config/server-config';
 import { JsonLogger } from './logging/json-logger';
 import { createServerApp } from './app.factory';
 import { assertDevProviderAllowed, startDevIdentityProvider } from './dev-idp/dev-identity-provider';
+import { dashboardAddresses } from './web/dashboard-addresses';
 
 async function main(): Promise<void> {
   let config: ServerConfig;
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
       issuer: config.oauth.issuer,
       audience: config.oauth.audience,
       clientId: config.oauth.clientId,
+      webClientId: config.oauth.webClientId,
+      webRedirectUris: dashboardAddresses(config),
       keysFile: config.devIdentityProvider.keysFile,
     });
     logger.warn(`development identity provider at ${idp.issuer} (staging only; sign-in needs no password)`, 'DevIdentityProvider');

@@ -23,7 +23,7 @@ export class AuthConfigController {
   authConfig(): AuthConfigResult {
     const tunnel = this.relay.endpoint();
     return {
-      oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: this.config.oauth.clientId },
+      oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: this.config.oauth.clientId, web_client_id: this.config.oauth.webClientId },
       tunnel: tunnel ? { port: tunnel.port, transports: tunnel.transports, alpn: tunnel.alpn, certificate_sha256: tunnel.certificateSha256, quic: tunnel.quic } : null,
     };
   }

@@ -4,6 +4,7 @@ class OAuthConfig {
   @ApiProperty() issuer: string;
   @ApiProperty() audience: string;
   @ApiProperty({ description: 'the public client the CLI signs in as' }) client_id: string;
+  @ApiProperty({ description: 'the public client the web dashboard signs in as (authorization code with PKCE)' }) web_client_id: string;
 }
 
 class QuicIdentityConfig {

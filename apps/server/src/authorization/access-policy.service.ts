@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   canApproveFor,
+  CAPABILITIES,
   Capability,
   ConflictError,
   deviceGrant,
@@ -118,6 +119,11 @@ export class AccessPolicy {
       throw await this.refusals.refused(principal, capability, { deviceId: device.id }, refusal);
     }
     return { device, ...grant };
+  }
+
+  /** Every device capability the caller's grant on an authorized device allows (for clients that hide what would be refused). */
+  capabilitiesOn(access: AuthorizedDevice): Capability[] {
+    return CAPABILITIES.filter((capability) => grantAllows(access, capability));
   }
 
   /** Whether a caller authorized on a device reads its deployments' secrets and job log tails: those who may change them (`device:deploy`). */

@@ -120,6 +120,8 @@ const ROWS: Row[] = [
   { name: 'CERTIFICATE_PATH', read: (c) => c.tls, unset: null, good: [['/nonexistent/certs', null]], bad: [] },
   { name: 'DATA_DIR', read: (c) => c.dataDir, unset: DATA, good: [['/srv/svc', '/srv/svc'], ['state', resolve('state')]], bad: [] },
   { name: 'OAUTH_CLIENT_ID', read: (c) => c.oauth.clientId, unset: 'svc-cli', good: [['acme-cli', 'acme-cli']], bad: ['two words', 'tab\there'] },
+  { name: 'OAUTH_WEB_CLIENT_ID', read: (c) => c.oauth.webClientId, unset: 'svc-web', good: [['acme-dashboard', 'acme-dashboard']], bad: ['two words', 'tab\there'] },
+  { name: 'WEB_DIR', read: (c) => c.webDir, unset: resolve(__dirname, '../../../web/dist'), good: [['/srv/web', '/srv/web'], ['web', resolve('web')]], bad: [] },
   { name: 'DEV_IDP_PORT', read: (c) => c.devIdentityProvider?.port, unset: 8086, good: [['9000', 9000]], bad: PORT_BAD },
   { name: 'REGISTRATION_RATE_LIMIT', read: (c) => c.registrationRateLimit, unset: 30, good: [['100000', 100000]], bad: [...INT_BAD, '100001'] },
   { name: 'MAX_PENDING_REGISTRATIONS', read: (c) => c.maxPendingPerScope, unset: 100, good: [['5', 5]], bad: INT_BAD },
@@ -353,13 +355,13 @@ describe('loadServerConfig', () => {
     ])('without OAUTH_ISSUER, %j starts the development provider', (env, port) => {
       const config = load(env);
       expect(config.devIdentityProvider).toEqual({ port, keysFile: join(DATA, 'dev-idp', 'jwks.json') });
-      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}`, clientId: 'svc-cli' });
+      expect(config.oauth).toEqual({ issuer: `http://localhost:${port}/`, audience: `http://localhost:${port}`, clientId: 'svc-cli', webClientId: 'svc-web' });
     });
 
     it('with OAUTH_ISSUER, uses it and starts no provider', () => {
       const config = load({ OAUTH_ISSUER: 'https://auth.example.com/', OAUTH_AUDIENCE: 'svc-api' });
       expect(config.devIdentityProvider).toBeNull();
-      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api', clientId: 'svc-cli' });
+      expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'svc-api', clientId: 'svc-cli', webClientId: 'svc-web' });
     });
 
     it('DB_URI selects MongoDB with its name and credentials', () => {

@@ -24,7 +24,9 @@ export interface ServerConfig {
   staging: boolean;
   logLevel: LogLevel;
   storage: StorageConfig;
-  oauth: { issuer: string; audience: string; clientId: string };
+  oauth: { issuer: string; audience: string; clientId: string; webClientId: string };
+  /** WEB_DIR: the built dashboard served at `/` (may be absent: the API works without it). */
+  webDir: string;
   /** Set when the server must start the development identity provider itself. */
   devIdentityProvider: { port: number; keysFile: string } | null;
   publicAddress: string;
@@ -68,6 +70,8 @@ export interface ServerConfig {
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
 
 const LOOPBACK = '127.0.0.1';
+/** apps/web/dist, from apps/server/{src,dist}/config. */
+const DEFAULT_WEB_DIR = resolve(__dirname, '../../../web/dist');
 const ALL_IPV4 = '0.0.0.0';
 
 /** Parses and validates the whole environment once; throws ConfigError naming every bad variable. */
@@ -104,7 +108,8 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     storage: raw.dbUri
       ? { kind: 'mongo', uri: raw.dbUri, dbName: raw.dbName!, user: raw.dbUser, password: raw.dbPassword }
       : { kind: 'embedded', file: join(dataDir, 'svc.sqlite') },
-    oauth: { issuer, audience, clientId: raw.oauthClientId },
+    oauth: { issuer, audience, clientId: raw.oauthClientId, webClientId: raw.oauthWebClientId },
+    webDir: resolve(raw.webDir ?? DEFAULT_WEB_DIR),
     devIdentityProvider,
     publicAddress: raw.publicAddress!,
     unifiedPort: raw.unifiedPort,

@@ -4,6 +4,9 @@ import { LOG_LEVELS } from '../logging/log-level';
 /** The client the development identity provider registers for the CLI. */
 export const DEFAULT_OAUTH_CLIENT_ID = 'svc-cli';
 
+/** The client the development identity provider registers for the web dashboard. */
+export const DEFAULT_OAUTH_WEB_CLIENT_ID = 'svc-web';
+
 export const DEFAULT_ADMIN_KEY = 'svc-default-admin-key-change-me';
 
 const DOMAIN = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
@@ -51,6 +54,17 @@ export const SERVER_VARIABLES = {
     DEFAULT_OAUTH_CLIENT_ID,
     /^[\x21-\x7e]{1,200}$/,
     '1-200 printable ASCII characters, no spaces',
+  ),
+  oauthWebClientId: v.matching(
+    'OAUTH_WEB_CLIENT_ID',
+    'The public OAuth client the web dashboard signs in as (authorization code with PKCE, refresh tokens, no secret), advertised by `GET /auth/config`: register it at your identity provider with the dashboard\'s address (`https://<host>:<REST_PORT>/`) as redirect URI. The development identity provider registers it itself, for `localhost`, `127.0.0.1` and `PUBLIC_ADDRESS` on `REST_PORT`.',
+    DEFAULT_OAUTH_WEB_CLIENT_ID,
+    /^[\x21-\x7e]{1,200}$/,
+    '1-200 printable ASCII characters, no spaces',
+  ),
+  webDir: optional(
+    v.string('WEB_DIR', 'Directory of the built web dashboard (`npm run build` writes `apps/web/dist`), served at `/` on `REST_PORT`. When it holds no `index.html`, `/` says the dashboard is not built and the API works as before.'),
+    '`apps/web/dist` beside the server',
   ),
   publicAddress: v.host('PUBLIC_ADDRESS', 'Public host name of the server; used to check the SNI of incoming tunnel connections for device-id prefixes.', 'localhost'),
   unifiedPort: v.port('UNIFIED_PORT', 'Port for runtime connections and tunnel traffic (TCP and UDP); map it to 443.', 8084),

@@ -7,7 +7,7 @@ import type { OidcProviderModule } from './oidc-provider.types';
 import { errorPage } from './pages';
 import { providerConfiguration, resourceIndicatorFor } from './provider-configuration';
 import { loadOrCreateSigningKeys } from './signing-keys';
-import { DEFAULT_OAUTH_CLIENT_ID } from '../config/server-variables';
+import { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_WEB_CLIENT_ID } from '../config/server-variables';
 
 export interface DevIdentityProviderOptions {
   /** 0 picks a free port; the issuer then names the port actually used. */
@@ -20,6 +20,10 @@ export interface DevIdentityProviderOptions {
   audience?: string;
   /** The CLI's public client; default DEFAULT_OAUTH_CLIENT_ID (`svc-cli`). */
   clientId?: string;
+  /** The web dashboard's client id; default DEFAULT_OAUTH_WEB_CLIENT_ID (`svc-web`). */
+  webClientId?: string;
+  /** Where the dashboard is served (`http://localhost:8085/`): its redirect URIs. None: no web client. */
+  webRedirectUris?: string[];
   /** Private signing keys; created on first start, reused afterwards. */
   keysFile: string;
   /** Grants, refresh tokens and sessions, kept across restarts; default `grants.json` beside the keys. */
@@ -50,7 +54,7 @@ export function assertDevProviderAllowed(staging: boolean): void {
 
 /**
  * Starts a real OpenID provider (oidc-provider) with the device authorization grant, one public
- * client `svc-cli` (or `clientId`), JWT access tokens for `audience`, and a password-less e-mail sign-in page.
+ * client `svc-cli` (or `clientId`), the dashboard's client `svc-web` when given its redirect URIs, JWT access tokens for `audience`, and a password-less e-mail sign-in page.
  */
 export async function startDevIdentityProvider(opts: DevIdentityProviderOptions): Promise<DevIdentityProvider> {
   const keys = loadOrCreateSigningKeys(opts.keysFile);
@@ -67,7 +71,7 @@ export async function startDevIdentityProvider(opts: DevIdentityProviderOptions)
     const oidc = require('oidc-provider') as OidcProviderModule;
     const provider = new oidc.Provider(
       issuer,
-      providerConfiguration(oidc, { audience, clientId: opts.clientId ?? DEFAULT_OAUTH_CLIENT_ID, resource, accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 3600, keys, store: new FileOidcStore(opts.stateFile ?? join(dirname(opts.keysFile), 'grants.json')) }),
+      providerConfiguration(oidc, { audience, clientId: opts.clientId ?? DEFAULT_OAUTH_CLIENT_ID, webClient: { clientId: opts.webClientId ?? DEFAULT_OAUTH_WEB_CLIENT_ID, redirectUris: opts.webRedirectUris ?? [] }, resource, accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 3600, keys, store: new FileOidcStore(opts.stateFile ?? join(dirname(opts.keysFile), 'grants.json')) }),
     );
     const callback = provider.callback();
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

@@ -2,7 +2,7 @@
  * Standalone development identity provider, used by the test suites and for manual trials:
  *
  *   node apps/server/dist/dev-idp/main.js --port 0 --keys <file> [--audience <aud>]
- *        [--access-token-ttl <seconds>] [--host <address>] [--exit-on-stdin-end]
+ *        [--access-token-ttl <seconds>] [--host <address>] [--web-redirect-uri <uri>]... [--exit-on-stdin-end]
  *
  * When ready it prints exactly one JSON line `{"issuer", "audience", "port"}` to stdout; every
  * other message goes to stderr. `--exit-on-stdin-end` makes it stop when its parent goes away.
@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { startDevIdentityProvider } from './dev-identity-provider';
 
-const USAGE = 'usage: main.js --port <n> --keys <file> [--audience <aud>] [--access-token-ttl <s>] [--host <addr>] [--exit-on-stdin-end]';
+const USAGE = 'usage: main.js --port <n> --keys <file> [--audience <aud>] [--access-token-ttl <s>] [--host <addr>] [--web-redirect-uri <uri>]... [--exit-on-stdin-end]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
         audience: { type: 'string' },
         'access-token-ttl': { type: 'string' },
         host: { type: 'string' },
+        'web-redirect-uri': { type: 'string', multiple: true },
         'exit-on-stdin-end': { type: 'boolean' },
       },
     }));
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     port: integer('port', values.port, 0),
     keysFile: values.keys,
     host: values.host,
+    webRedirectUris: values['web-redirect-uri'],
     audience: values.audience,
     accessTokenTtlSeconds: values['access-token-ttl'] === undefined ? undefined : integer('access-token-ttl', values['access-token-ttl'], 1),
   });

@@ -15,6 +15,7 @@ export function layout(title: string, body: string): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${escapeHtml(title)}</title>
+  <link rel="icon" href="data:,">
   <style>
     body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
     .warning{background:#fff4e5;border:1px solid #f0b46a;padding:.75rem;border-radius:4px;font-size:.9rem}
@@ -72,4 +73,19 @@ export function successPage(): string {
 export function errorPage(error: string, description?: string): string {
   const detail = description ? `<p>${escapeHtml(description)}</p>` : '';
   return layout('Sign-in error', `<p class="error">${escapeHtml(error)}</p>${detail}`);
+}
+
+/** RP-initiated logout (the dashboard's sign-out): oidc-provider passes `<form id="op.logoutForm">`. */
+export function signOutPage(form: string): string {
+  return layout(
+    'Sign out',
+    `<p>Sign out of the development identity provider?</p>
+  ${form}
+  <button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>Yes, sign me out</button>
+  <button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+  );
+}
+
+export function signedOutPage(): string {
+  return layout('Signed out', '<p>You are signed out. You may close this window.</p>');
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OidcProviderModule, ProviderContext } from './oidc-provider.types';
-import { errorPage, successPage, userCodeConfirmPage, userCodeInputPage } from './pages';
+import { errorPage, signedOutPage, signOutPage, successPage, userCodeConfirmPage, userCodeInputPage } from './pages';
 import type { SigningKeySet } from './signing-keys';
 import type { FileOidcStore } from './file-adapter';
 
@@ -12,6 +12,8 @@ export interface ProviderSettings {
   audience: string;
   /** The public client the CLI signs in as. */
   clientId: string;
+  /** The web dashboard's public client and the addresses it is served at (its redirect URIs); no web client when empty. */
+  webClient: { clientId: string; redirectUris: string[] };
   /** The resource indicator that stands for the API; tokens for it are JWTs with `aud = audience`. */
   resource: string;
   accessTokenTtlSeconds: number;
@@ -36,6 +38,24 @@ function findAccount(_ctx: unknown, sub: string) {
   };
 }
 
+/** The dashboard signs in with the authorization code and PKCE from its own origin, and refreshes with rotation. */
+function webClients({ clientId, redirectUris }: ProviderSettings['webClient']): Record<string, unknown>[] {
+  if (redirectUris.length === 0) return [];
+  return [
+    {
+      client_id: clientId,
+      client_name: 'svc web dashboard',
+      application_type: 'web',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: redirectUris,
+      post_logout_redirect_uris: redirectUris,
+      scope: CLI_SCOPES,
+    },
+  ];
+}
+
 export function providerConfiguration(oidc: OidcProviderModule, settings: ProviderSettings): Record<string, unknown> {
   const { audience, resource, accessTokenTtlSeconds } = settings;
   return {
@@ -52,6 +72,7 @@ export function providerConfiguration(oidc: OidcProviderModule, settings: Provid
         redirect_uris: ['http://127.0.0.1/callback'],
         scope: CLI_SCOPES,
       },
+      ...webClients(settings.webClient),
     ],
     scopes: CLI_SCOPES.split(' '),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -91,6 +112,16 @@ export function providerConfiguration(oidc: OidcProviderModule, settings: Provid
         },
       },
       revocation: { enabled: true },
+      // The dashboard's sign-out ends the provider's session too, on pages that load nothing from elsewhere.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: ProviderContext, form: string) => {
+          ctx.body = signOutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx: ProviderContext) => {
+          ctx.body = signedOutPage();
+        },
+      },
       userinfo: { enabled: true },
     },
     clientBasedCORS: () => true,

@@ -6,7 +6,7 @@
  */
 import type { JSONSchema } from 'json-schema-to-ts';
 import { DEPLOYMENT_STATES, HEALTH_STATES, JOB_STATES, JOB_TYPES } from '../deployments/model';
-import { TOOL_ROLES } from '../roles';
+import { CAPABILITIES, TOOL_ROLES } from '../roles';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -192,4 +192,6 @@ export const ROUTE_RESULT_SCHEMAS = {
   /** `next_cursor` is null on the last page. */
   devices_list_page: object({ items: array(deviceListItemSchema), next_cursor: nullable(string) }),
   deployment_jobs_deploy: object({ status: oneOf('deployed'), deployment_id: string }),
+  /** What the caller may do with one device (AccessPolicy's answer), so a client shows only the controls that will work. */
+  device_capabilities_one: object({ device_id: string, role, owner: boolean, capabilities: array(oneOf(...CAPABILITIES)) }),
 } as const;

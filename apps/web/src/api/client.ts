@@ -1,0 +1,82 @@
+/**
+ * The REST API as the dashboard calls it: the same routes, the same AccessPolicy as `svc`. Every
+ * refusal becomes an ApiError carrying the error body's `message`, `code` and `requestId`.
+ */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly requestId: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export type TokenSource = () => string | null;
+
+export class ApiClient {
+  constructor(private readonly token: TokenSource) {}
+
+  get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') search.set(key, String(value));
+    const suffix = search.size > 0 ? `?${search}` : '';
+    return this.json<T>('GET', `${path}${suffix}`);
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return this.json<T>('POST', path, body);
+  }
+
+  /** A request whose answer is read as it arrives (NDJSON lines); fails like `get` on an error status. */
+  async stream(path: string, body: unknown, onLine: (line: Record<string, unknown>) => void, signal?: AbortSignal): Promise<void> {
+    const res = await this.send('POST', path, body, 'application/x-ndjson', signal);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += value;
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) if (line.trim() !== '') onLine(JSON.parse(line) as Record<string, unknown>);
+    }
+    if (pending.trim() !== '') onLine(JSON.parse(pending) as Record<string, unknown>);
+  }
+
+  /** A request with a body of bytes (an upload) or an answer of bytes (a download); fails like `get` on an error status. */
+  raw(method: string, path: string, options: { body?: Blob; headers?: Record<string, string> } = {}): Promise<Response> {
+    return this.send(method, path, options.body, 'application/octet-stream, application/json', undefined, options.headers);
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.send(method, path, body, 'application/json');
+    return (await res.json()) as T;
+  }
+
+  private async send(method: string, path: string, body: unknown, accept: string, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept, ...extra };
+    const token = this.token();
+    if (token) headers.authorization = `Bearer ${token}`;
+    const blob = body instanceof Blob;
+    if (body !== undefined) headers['content-type'] = blob ? 'application/octet-stream' : 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : blob ? body : JSON.stringify(body), signal });
+    } catch (error) {
+      throw new ApiError(`The server did not answer: ${(error as Error).message}`, 0, 'NETWORK', undefined);
+    }
+    if (res.ok) return res;
+    const requestId = res.headers.get('x-request-id') ?? undefined;
+    const text = await res.text();
+    let parsed: { message?: unknown; code?: unknown; requestId?: unknown } = {};
+    try {
+      parsed = JSON.parse(text) as typeof parsed;
+    } catch {
+      // Not the API's JSON error (a proxy's page): the status says enough.
+    }
+    const message = Array.isArray(parsed.message) ? parsed.message.join('; ') : typeof parsed.message === 'string' ? parsed.message : `HTTP ${res.status}`;
+    throw new ApiError(message, res.status, typeof parsed.code === 'string' ? parsed.code : undefined, typeof parsed.requestId === 'string' ? parsed.requestId : requestId);
+  }
+}

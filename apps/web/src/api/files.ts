@@ -1,0 +1,38 @@
+import type { ApiClient } from './client';
+import type { DirectoryEntry } from './types';
+
+const filesOf = (device: string) => `/devices/${encodeURIComponent(device)}/files`;
+
+export function listDirectory(api: ApiClient, device: string, path: string): Promise<DirectoryEntry[]> {
+  return api.get<DirectoryEntry[]>(filesOf(device), { path });
+}
+
+/** The file's bytes, as the device sent them (GET …/files/content). */
+export async function downloadFile(api: ApiClient, device: string, path: string): Promise<Blob> {
+  const res = await api.raw('GET', `${filesOf(device)}/content?${new URLSearchParams({ path })}`);
+  return res.blob();
+}
+
+/**
+ * Writes `file` into the directory `dir` under its own name (PUT …/files/content). The device
+ * checks the SHA-256 sent along; a browser cannot send it as a trailer, so it is computed first,
+ * which reads the whole file into memory once.
+ */
+export async function uploadFile(api: ApiClient, device: string, dir: string, file: File): Promise<void> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
+  const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  const query = new URLSearchParams({ path: dir, name: file.name });
+  await api.raw('PUT', `${filesOf(device)}/content?${query}`, { body: file, headers: { 'x-svc-size': String(file.size), 'x-svc-sha256': sha256 } });
+}
+
+/** `dir` + `name`, with one slash between. */
+export function joinPath(dir: string, name: string): string {
+  return `${dir.replace(/\/+$/, '')}/${name}`;
+}
+
+/** The parent directory (`/` stays `/`). */
+export function parentOf(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  const cut = trimmed.lastIndexOf('/');
+  return cut <= 0 ? '/' : trimmed.slice(0, cut);
+}

@@ -1,0 +1,44 @@
+import type { ComponentChildren } from 'preact';
+import { ApiError } from '../api/client';
+
+/** An error as the API answered it: its message, and the request id to quote to an operator. */
+export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const api = error instanceof ApiError ? error : null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div class="error" role="alert">
+      <strong>{api?.code ?? 'Error'}</strong> {message}
+      {api?.requestId && (
+        <div class="request-id">
+          Request id: <code>{api.requestId}</code>
+        </div>
+      )}
+      {onRetry && (
+        <button type="button" class="secondary" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{title}</p>
+      {children && <p>{children}</p>}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}

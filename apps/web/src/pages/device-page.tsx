@@ -1,0 +1,66 @@
+import type { ApiClient } from '../api/client';
+import { capabilitiesOn, deviceStatus, showDevice } from '../api/devices';
+import { ErrorBox, Loading, StatusBadge } from '../components/feedback';
+import { useLoad } from '../components/use-load';
+import { formatLastSeen, formatUptime } from '../format';
+import { FilesPanel } from './files-panel';
+import { RunCommand } from './run-command';
+
+/**
+ * One device: its status card, and the controls its caller's capabilities allow (as the server
+ * reports them; the routes refuse the rest anyway). Later panels (terminal, files, deployments)
+ * slot in below the same way, each behind its capability.
+ */
+export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
+  const device = useLoad(async () => {
+    const [info, status, access] = await Promise.all([showDevice(api, id), deviceStatus(api, id), capabilitiesOn(api, id)]);
+    return { info, status, access };
+  }, id);
+
+  if (device.error) return <ErrorBox error={device.error} onRetry={device.reload} />;
+  if (!device.data) return <Loading what="the device" />;
+  const { info, status, access } = device.data;
+  const may = (capability: string) => access.capabilities.includes(capability);
+
+  return (
+    <section aria-labelledby="device-title">
+      <p>
+        <a href="#/devices">← Devices</a>
+      </p>
+      <h1 id="device-title">{info.name}</h1>
+      <div class="card status-card" aria-label="Status">
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={status.status} />
+          </dd>
+          <dt>Health</dt>
+          <dd>{status.health}</dd>
+          <dt>Uptime</dt>
+          <dd>{formatUptime(status.status === 'online' ? status.uptime : null)}</dd>
+          <dt>Last seen</dt>
+          <dd>{formatLastSeen(status.last_seen)}</dd>
+          <dt>Carrier</dt>
+          <dd>{status.carrier ? `${status.carrier.toUpperCase()}${status.carrier_note ? ` (${status.carrier_note})` : ''}` : '—'}</dd>
+          <dt>Owner</dt>
+          <dd>{info.owner}</dd>
+          <dt>Device id</dt>
+          <dd>
+            <code>{info.id}</code>
+          </dd>
+          <dt>Your role</dt>
+          <dd data-role={access.role}>{access.owner ? 'owner' : access.role}</dd>
+        </dl>
+        <button type="button" class="secondary" onClick={device.reload}>
+          Refresh
+        </button>
+      </div>
+      {may('device:exec') ? (
+        <RunCommand api={api} device={info.id} />
+      ) : (
+        <p class="hint">Your role ({access.role}) may view this device only: running commands and changing files are not offered.</p>
+      )}
+      {may('device:read-files') && <FilesPanel api={api} device={info.id} canWrite={may('device:write-files')} />}
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * The web dashboard's tokens in a real browser: the access token is renewed with the refresh
+ * token before it expires, the provider rotates the refresh token, and the page goes on working.
+ */
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import { eventually } from './fixtures/eventually';
+import { freePort } from './fixtures/free-port';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { startTestServer, TestServer } from './fixtures/test-server';
+
+describe('web dashboard sessions', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let browser: Browser;
+  let opened: Tab;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
+    idp = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
+    server = await startTestServer(idp, { REST_PORT: String(port) });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await browser?.close();
+    await server?.close();
+    await idp?.stop();
+  });
+
+  it('renews the access token with the refresh token, which the provider rotates, and keeps working', async () => {
+    opened = await openTab(browser, 1280);
+    const page = opened.page;
+    page.setDefaultTimeout(45_000);
+    const grants: { grant: string; refreshToken: string | undefined; accessToken: string }[] = [];
+    page.on('response', async (response) => {
+      if (!response.url().endsWith('/token') || response.request().method() !== 'POST') return;
+      const grant = new URLSearchParams(response.request().postData() ?? '').get('grant_type') ?? '';
+      const body = (await response.json()) as { refresh_token?: string; access_token: string };
+      grants.push({ grant, refreshToken: body.refresh_token, accessToken: body.access_token });
+    });
+    await signInThroughProvider(page, server.url, 'nadia@web.test');
+    await page.getByText('No devices yet.').waitFor();
+
+    await eventually('a refresh_token grant', () => grants.some((g) => g.grant === 'refresh_token'));
+    const [code, renewal] = grants;
+    expect(code.grant).toBe('authorization_code');
+    expect(code.refreshToken).toEqual(expect.any(String));
+    expect(renewal.refreshToken).toEqual(expect.any(String));
+    expect(renewal.refreshToken).not.toBe(code.refreshToken);
+    expect(renewal.accessToken).not.toBe(code.accessToken);
+
+    // The page goes on with the renewed token.
+    await page.getByRole('link', { name: 'Pending' }).click();
+    await page.getByText('No registration is waiting.').waitFor();
+    expect(opened.consoleErrors).toEqual([]);
+  });
+});
