@@ -7,6 +7,7 @@ COPY libs/common/package.json libs/common/
 COPY apps/server/package.json apps/server/
 COPY apps/runtime/package.json apps/runtime/
 COPY apps/cli/package.json apps/cli/
+COPY apps/web/package.json apps/web/
 # npm install, as in .ci/run: npm 11 lockfiles omit other platforms' optional packages that npm ci then demands.
 RUN npm install --no-audit --no-fund
 COPY libs libs
@@ -21,6 +22,8 @@ COPY --from=build /src/libs/common/package.json libs/common/package.json
 COPY --from=build /src/libs/common/dist libs/common/dist
 COPY --from=build /src/apps/server/package.json apps/server/package.json
 COPY --from=build /src/apps/server/dist apps/server/dist
+# The web dashboard, static files the server serves at / (WEB_DIR defaults to apps/web/dist beside the server).
+COPY --from=build /src/apps/web/dist apps/web/dist
 COPY LICENSE ./
 USER node
 EXPOSE 8084/tcp 8084/udp 8085/tcp
