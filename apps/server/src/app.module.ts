@@ -23,6 +23,7 @@ import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { ReplicasModule } from './replicas/replicas.module';
+import { EventsModule } from './events/events.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -47,6 +48,8 @@ export class AppModule {
         // NATS_URL: the tunnel directory (and events) shared with the other replicas.
         ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
+        // GET /events and FleetEvents, which the features below emit to.
+        EventsModule,
         AuthenticationModule,
         AuthorizationModule,
         UsersModule,

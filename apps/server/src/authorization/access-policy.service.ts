@@ -140,6 +140,27 @@ export class AccessPolicy {
     throw new DeviceNotFoundError();
   }
 
+  /**
+   * The event stream's questions, asked for each event and each connected caller at send time:
+   * answers, never refusals (an event the caller may not see is simply not sent, and not audited).
+   * A device's events go to whoever may view the device (device:view).
+   */
+  watchesDevice(principal: Principal, device: DeviceRecord): boolean {
+    if (principal.kind !== 'user') return false;
+    const grant = deviceGrant(principal, device);
+    return grant !== null && grantAllows(grant, 'device:view');
+  }
+
+  /** A registration request's events go to whoever may decide it. */
+  decidesRegistrationsFor(principal: Principal, ownerScope: string): boolean {
+    return principal.kind === 'user' && canApproveFor(principal, ownerScope);
+  }
+
+  /** An organization's events go to whoever may view it (org:view). */
+  watchesOrg(principal: Principal, org: OrgRecord): boolean {
+    return orgDecision(orgSubject(principal), org, 'org:view') === 'allowed';
+  }
+
   /** Non-members do not see an organization (404); visible but not allowed is 403. */
   async requireOrg(principal: Principal, orgId: string, capability: OrgCapability): Promise<OrgRecord> {
     const org = typeof orgId === 'string' && isOrgId(orgId) ? await this.orgs.findById(orgId) : null;
