@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { RateLimitedError } from '@svc/common';
+import { EVENT_STREAM_RESET, RateLimitedError } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { BearerAuthenticator } from '../authentication/bearer-authenticator';
 import type { UserPrincipal } from '../auth/principal';
@@ -90,5 +90,5 @@ function opening(start: 'new' | 'resumed' | 'reset', headId: string): string {
   if (start === 'resumed') return `${retry}\n`;
   if (start === 'new') return `${retry}id: ${headId}\n\n`;
   const at = new Date().toISOString();
-  return `${retry}\n${formatEvent({ id: headId, type: 'reset', data: { type: 'reset', at, reason: 'Last-Event-ID is not in the server\'s window (too old, another server, or a restart): reload, then follow from here' } })}`;
+  return `${retry}\n${formatEvent({ id: headId, type: EVENT_STREAM_RESET, data: { type: EVENT_STREAM_RESET, at, reason: 'Last-Event-ID is not in the server\'s window (too old, another server, or a restart): reload, then follow from here' } })}`;
 }

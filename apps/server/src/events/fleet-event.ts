@@ -1,19 +1,10 @@
+import type { FleetEventType } from '@svc/common';
+
 /**
  * The facts the event stream (GET /events, docs/dashboard.md "Event stream") tells the callers who
  * may see them. `data` is what a client reads; `audience` is what AccessPolicy decides on, at send
  * time, for each connected caller: it never leaves the server.
  */
-export const FLEET_EVENT_TYPES = [
-  'device.online',
-  'device.offline',
-  'registration.pending',
-  'registration.approved',
-  'registration.rejected',
-  'deployment.status',
-  'access.changed',
-] as const;
-
-export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
 
 /** Who may see an event: exactly one of these is set. */
 export type FleetAudience =

@@ -4,7 +4,8 @@ import { DeviceRecords } from '../devices/records/device-records';
 import { SYSTEM_ACCESS } from '../devices/records/device-access-scope';
 import { ReplicaEvents } from '../replicas/replica-events';
 import { EventJournal } from './event-journal';
-import { FLEET_EVENT_TYPES, FleetEventBody, FleetFact } from './fleet-event';
+import { FLEET_EVENT_TYPES } from '@svc/common';
+import type { FleetEventBody, FleetFact } from './fleet-event';
 
 /**
  * The one way a feature tells the event stream what happened (tunnel up/down, registration

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ConflictError,
   DeviceNotFoundError,
+  FleetEventType,
   GoneError,
   InvalidInputError,
   keyFingerprint,
@@ -32,7 +33,7 @@ import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
 import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
 import { FleetEvents } from '../events/fleet-events';
-import type { FleetEventType } from '../events/fleet-event';
+
 
 /** One answer for every failed poll, so that a request id alone tells nothing, not even whether it exists. */
 const PROOF_REFUSED = 'Registration proof missing or invalid';
