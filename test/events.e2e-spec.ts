@@ -8,6 +8,7 @@ import { Socket, connect } from 'node:net';
 import { EventStreams } from '../apps/server/src/events/event-streams.service';
 import { eventually } from './fixtures/eventually';
 import { openEventStream, EventStreamReader } from './fixtures/event-stream';
+import { defaultJob } from './fixtures/deploy-specs';
 import { useFleet } from './fixtures/fleet';
 import { generateDeviceIdentity } from '@svc/common';
 import { requestRegistration, submitRegistration } from './fixtures/test-server';
@@ -79,6 +80,16 @@ describe('GET /events (Server-Sent Events)', () => {
     await requestRegistration(fleet.server, 'ev-bob-marker-1', `user:${BOB}`);
     await bob.next('registration.pending', (e) => e.data.device_id === 'ev-bob-marker-1');
     expect(bob.events.filter((e) => e.data.device_id === 'ev-live')).toEqual([]);
+  });
+
+  it("tells deployment.status when a device's deployment changes state", async () => {
+    const alice = await open('alice');
+    await fleet.addDevice('ev-dep', { owner: 'alice', runtime: true });
+    const job = defaultJob({ id: 'loop', steps: [{ name: 'loop', run: 'sleep 600' }] });
+    const deployed = await fleet.user('alice').client.deploy('ev-dep', { mode: 'replace', jobs: [job] });
+    const running = await alice.next('deployment.status', (e) => e.data.device_id === 'ev-dep' && e.data.state === 'running');
+    expect(running.data).toMatchObject({ deployment_id: deployed.deployment_id, device: 'ev-dep', jobs: [expect.objectContaining({ id: 'loop', status: 'running' })], health: expect.any(String) });
+    fleet.device('ev-dep').runtime!.kill('SIGTERM');
   });
 
   it('tells registration.pending to whoever may approve it, then registration.approved and registration.rejected', async () => {

@@ -141,22 +141,17 @@ export class AccessPolicy {
   }
 
   /**
-   * The event stream's questions, asked for each event and each connected caller at send time:
-   * answers, never refusals (an event the caller may not see is simply not sent, and not audited).
-   * A device's events go to whoever may view the device (device:view).
+   * The event stream asks these for each event and connected caller at send time: answers, not
+   * refusals (an event not shown is not audited). Device events: device:view; registration events:
+   * who may decide them; organization events: org:view.
    */
   watchesDevice(principal: Principal, device: DeviceRecord): boolean {
-    if (principal.kind !== 'user') return false;
-    const grant = deviceGrant(principal, device);
+    const grant = principal.kind === 'user' ? deviceGrant(principal, device) : null;
     return grant !== null && grantAllows(grant, 'device:view');
   }
-
-  /** A registration request's events go to whoever may decide it. */
   decidesRegistrationsFor(principal: Principal, ownerScope: string): boolean {
     return principal.kind === 'user' && canApproveFor(principal, ownerScope);
   }
-
-  /** An organization's events go to whoever may view it (org:view). */
   watchesOrg(principal: Principal, org: OrgRecord): boolean {
     return orgDecision(orgSubject(principal), org, 'org:view') === 'allowed';
   }

@@ -42,4 +42,6 @@ export interface FleetFact {
   deviceName?: string;
   /** Fields of `data` specific to the type. */
   details?: Record<string, unknown>;
+  /** Asked in the event's turn (after the events emitted before it): false drops it. */
+  onlyIf?: () => Promise<boolean>;
 }

@@ -35,7 +35,8 @@ export class FleetEvents {
     const body = this.describe(fact, this.clock.now().toISOString());
     this.tail = this.tail
       .then(() => body)
-      .then((ready) => {
+      .then(async (ready) => {
+        if (fact.onlyIf && !(await fact.onlyIf())) return;
         this.journal.append(ready);
         this.replicas?.publish('fleet.event', ready as FleetEventBody & { audience: Record<string, string> });
       })

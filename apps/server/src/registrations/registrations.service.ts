@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ConflictError,
   DeviceNotFoundError,
-  FleetEventType,
   GoneError,
   InvalidInputError,
   keyFingerprint,
@@ -32,8 +31,7 @@ import { RegistrationProof, registrationProofHolds } from './registration-proof'
 import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
 import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
-import { FleetEvents } from '../events/fleet-events';
-
+import { RegistrationEvents } from './registration-events';
 
 /** One answer for every failed poll, so that a request id alone tells nothing, not even whether it exists. */
 const PROOF_REFUSED = 'Registration proof missing or invalid';
@@ -67,7 +65,7 @@ export class RegistrationsService {
     private readonly revocations: DeviceRevocations,
     private readonly policy: AccessPolicy,
     private readonly clock: Clock,
-    private readonly events: FleetEvents,
+    private readonly events: RegistrationEvents,
   ) {
     this.limiter = new FixedWindowRateLimiter(config.registrationRateLimit, 60_000);
   }
@@ -108,14 +106,7 @@ export class RegistrationsService {
       deviceId: input.device_id,
       details: `registration requested for ${record.ownerScope} by ${input.device_info.hostname} from ${sourceAddress}, key ${record.fingerprint}`,
     });
-    this.tell('registration.pending', record, {
-      hostname: record.info.hostname,
-      platform: record.info.platform,
-      architecture: record.info.architecture,
-      os_version: record.info.os_version,
-      source_address: sourceAddress,
-      fingerprint: record.fingerprint,
-    });
+    this.events.pending(record);
     return { request_id: record.id, fingerprint: record.fingerprint };
   }
 
@@ -238,8 +229,8 @@ export class RegistrationsService {
       details: `approved for ${ownerScope}: ${describeRequest(request)}${notes.map((n) => `; ${n}`).join('')}`,
     });
     if (revokedKeyHash) await this.revocations.revoked({ id: request.deviceId, apiKeyHash: revokedKeyHash }, 'rekeyed');
-    this.tell('registration.approved', request, { decided_by: principal.email });
-    for (const other of rejectedTogether) this.tell('registration.rejected', other, { decided_by: principal.email });
+    this.events.decided(request, 'approved', principal.email);
+    for (const other of rejectedTogether) this.events.decided(other, 'rejected', principal.email);
     return { status: 'approved', device_id: request.deviceId, fingerprint: request.fingerprint };
   }
 
@@ -291,22 +282,10 @@ export class RegistrationsService {
 
   private async decline(principal: UserPrincipal, request: RegistrationRecord): Promise<boolean> {
     const moved = await this.registrations.transition(request.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email });
-    if (moved) {
-      await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected registration request: ${describeRequest(request)}` });
-      this.tell('registration.rejected', request, { decided_by: principal.email });
-    }
-    return moved;
-  }
-
-  /** A registration event, for whoever decides the request's owner scope. */
-  private tell(type: FleetEventType, request: RegistrationRecord, details: Record<string, unknown>): void {
-    this.events.emit({
-      type,
-      audience: { approversOf: request.ownerScope },
-      deviceId: request.deviceId,
-      deviceName: request.name ?? request.info.hostname,
-      details: { request_id: request.id, owner_scope: request.ownerScope, ...details },
-    });
+    if (!moved) return false;
+    await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected registration request: ${describeRequest(request)}` });
+    this.events.decided(request, 'rejected', principal.email);
+    return true;
   }
 }
 
