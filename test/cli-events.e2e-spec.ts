@@ -40,35 +40,37 @@ describe('svc events (real binary)', () => {
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toEqual([expect.objectContaining({ type: 'access.changed', device_id: 'ce-1', device: 'ce-1', change: 'share_added', scope: `user:${BOB}`, at: expect.any(String) })]);
+    expect((await unshare(BOB)).status).toBe(200);
   });
 
   it('prints one human line per event, filtered by --type, and resumes after a dropped stream without losing an event', async () => {
     const run = await follow(['--type', 'access.changed']);
-    expect((await unshare(BOB)).status).toBe(200);
-    await eventually('the first line', () => run.stdout().includes('share_removed'), { describe: run.stderr });
+    expect((await share(BOB)).status).toBe(200);
+    await eventually('the first line', () => run.stdout().includes('share_added'), { describe: run.stderr });
     // The server drops every stream (as a restart would); what happens meanwhile comes on reconnect.
     await fleet.server.app.get(EventStreams).beforeApplicationShutdown();
-    expect((await share(BOB)).status).toBe(200);
-    await eventually('the event from before the reconnect', () => run.stdout().includes('share_added'), { describe: () => `${run.stdout()}\n${run.stderr()}` });
+    expect((await unshare(BOB)).status).toBe(200);
+    await eventually('the event from before the reconnect', () => run.stdout().includes('share_removed'), { describe: () => `${run.stdout()}\n${run.stderr()}` });
     expect(run.stderr()).toContain('the event stream dropped');
     run.child.kill('SIGINT');
     const { code, stdout } = await run.result;
     expect(code).toBe(0);
     expect(stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}access\.changed {2}ce-1 \(ce-1\): share_added user:bob@cli-events\.test as viewer$/),
       expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}access\.changed {2}ce-1 \(ce-1\): share_removed user:bob@cli-events\.test$/),
-      expect.stringMatching(/ {2}access\.changed {2}ce-1 \(ce-1\): share_added user:bob@cli-events\.test as viewer$/),
     ]);
   });
 
   it('shows nothing of a device the user may not see', async () => {
     const run = await follow(['--json']);
     await fleet.server.api.post('/devices/ce-2/access', { email_or_org_id: 'someone@cli-events.test', role: 'viewer' }, fleet.user('bob').caller);
-    expect((await unshare(BOB)).status).toBe(200);
-    await eventually('alice to see her own device\'s event', () => run.stdout().includes('share_removed'));
+    expect((await share(BOB)).status).toBe(200);
+    await eventually('alice to see her own device\'s event', () => run.stdout().includes('share_added'));
     run.child.kill('SIGINT');
     const { code, stdout } = await run.result;
     expect(code).toBe(0);
     expect(stdout).not.toContain('ce-2');
+    expect((await unshare(BOB)).status).toBe(200);
   });
 
   it('refuses an unknown --type with a clear line', async () => {
