@@ -31,7 +31,8 @@ describe('GET /events (Server-Sent Events)', () => {
       MAX_PENDING_REGISTRATIONS_PER_SOURCE: '100000',
     },
     users: { alice: ALICE, bob: BOB, carol: CAROL },
-    devices: { 'ev-quiet': { owner: 'alice' }, 'ev-bob': { owner: 'bob' } },
+    orgs: { evorg: { owner: 'alice', members: { bob: 'viewer' } } },
+    devices: { 'ev-quiet': { owner: 'alice' }, 'ev-bob': { owner: 'bob' }, 'ev-org-dev': { owner: 'org:evorg' } },
   });
   const streams: EventStreamReader[] = [];
   const open = async (who: string, lastEventId?: string) => {
@@ -122,6 +123,24 @@ describe('GET /events (Server-Sent Events)', () => {
     expect(carol.events.slice(seen).filter((e) => e.data.device_id === 'ev-quiet')).toEqual([]);
   });
 
+  it("follows a member's organizations as they change: an organization's device events start with membership and stop with it", async () => {
+    const carol = await open('carol');
+    const orgShare = (email: string) => api().post('/devices/ev-org-dev/access', { email_or_org_id: email, role: 'viewer' }, fleet.user('alice').caller);
+    const orgUnshare = (email: string) => api().delete(`/devices/ev-org-dev/access/${encodeURIComponent(email)}`, fleet.user('alice').caller);
+    expect((await api().post('/orgs/evorg/members', { email: CAROL, role: 'viewer' }, fleet.user('alice').caller)).status).toBe(200);
+    const added = await carol.next('access.changed', (e) => e.data.org_id === 'evorg' && e.data.change === 'member_added');
+    expect(added.data).toMatchObject({ email: CAROL, role: 'viewer' });
+    expect((await orgShare(BOB)).status).toBe(200);
+    await carol.next('access.changed', (e) => e.data.device_id === 'ev-org-dev' && e.data.change === 'share_added');
+    expect((await api().delete(`/orgs/evorg/members/${encodeURIComponent(CAROL)}`, fleet.user('alice').caller)).status).toBe(200);
+    await carol.next('access.changed', (e) => e.data.org_id === 'evorg' && e.data.change === 'member_removed');
+    const seen = carol.events.length;
+    expect((await orgUnshare(BOB)).status).toBe(200);
+    await requestRegistration(fleet.server, 'ev-carol-marker-2', `user:${CAROL}`);
+    await carol.next('registration.pending', (e) => e.data.device_id === 'ev-carol-marker-2', seen);
+    expect(carol.events.slice(seen).filter((e) => e.data.device_id === 'ev-org-dev')).toEqual([]);
+  });
+
   it('replays exactly the missed events after Last-Event-ID, then follows live', async () => {
     const first = await open('alice');
     await eventually('the opening id', () => first.lastId);
@@ -207,6 +226,5 @@ describe('GET /events (Server-Sent Events)', () => {
     // Node's socket buffer (16 KiB high-water mark) plus one event, and at most two windows of references.
     expect(maxBuffered).toBeLessThan(32 * 1024);
     expect(maxQueued).toBeLessThanOrEqual(2 * WINDOW);
-    console.log(`non-reading client dropped after ${sent} events; max buffered ${maxBuffered} bytes, max queued ${maxQueued}`);
   }, 300_000);
 });
