@@ -59,6 +59,20 @@ describe('EventStreamConnection', () => {
     expect(connection.queued).toBe(0);
   });
 
+  it('writes a keep-alive comment every heartbeatMs', () => {
+    jest.useFakeTimers();
+    try {
+      const sink = new StuckSink(1e9);
+      const { connection } = connect(sink, { heartbeatMs: 15_000 });
+      connection.start('retry: 3000\n\n', []);
+      jest.advanceTimersByTime(30_000);
+      expect(sink.written).toBe('retry: 3000\n\n: keep-alive\n\n: keep-alive\n\n');
+      connection.close('done');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('drops a stream whose socket stays full for stallMs', async () => {
     jest.useFakeTimers();
     try {
@@ -79,7 +93,7 @@ describe('EventStreamConnection', () => {
     const ended: string[] = [];
     const caller = { principal, visible: async () => true, reauthenticate: async () => Promise.reject(new Error('Access token has expired')) };
     const connection = new EventStreamConnection(sink, caller, limits, (_c, reason) => ended.push(reason));
-    connection.offer({ ...event(1), type: 'access.changed', audience: { orgId: 'o' } });
+    connection.offer({ ...event(1), type: 'access.changed', audience: { orgId: 'o', member: principal.email } });
     await settle();
     expect(ended).toEqual([expect.stringContaining('Access token has expired')]);
     expect(sink.written).toBe('');

@@ -96,7 +96,7 @@ export class EventStreamConnection {
     try {
       while (!this.closed && !this.blocked && this.queue.length > 0) {
         const event = this.queue.shift()!;
-        if (event.type === 'access.changed' && 'orgId' in event.audience && !(await this.reauthenticate())) return;
+        if (this.aboutMyMembership(event) && !(await this.reauthenticate())) return;
         if (!this.closed && (await this.caller.visible(this.caller.principal, event))) this.write(formatEvent(event));
       }
     } catch (err) {
@@ -117,11 +117,16 @@ export class EventStreamConnection {
     });
   }
 
+  /** The caller's own membership changed: its principal (scopes, roles) is read again before deciding. */
+  private aboutMyMembership(event: FleetEvent): boolean {
+    return 'member' in event.audience && event.audience.member === this.caller.principal.email;
+  }
+
   private heartbeat(): void {
     if (!this.blocked) this.write(': keep-alive\n\n');
   }
 
-  /** Memberships may have changed (an organization's access changed) and tokens expire: false when the stream ended. */
+  /** Memberships change and tokens expire: false when the stream ended. */
   private async reauthenticate(): Promise<boolean> {
     try {
       this.caller.principal = await this.caller.reauthenticate();
