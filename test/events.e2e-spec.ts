@@ -194,10 +194,18 @@ describe('GET /events (Server-Sent Events)', () => {
 
   it('drops a client that does not read, holding no more than a bounded buffer for it meanwhile', async () => {
     const registry = fleet.server.app.get(EventStreams);
-    const socket: Socket = connect(new URL(fleet.server.url).port as unknown as number, '127.0.0.1');
+    const serverSockets: Socket[] = [];
+    const http = fleet.server.app.getHttpServer();
+    const track = (s: Socket) => serverSockets.push(s);
+    http.on('connection', track);
+    const socket: Socket = connect(Number(new URL(fleet.server.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(`GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fleet.user('carol').caller.token}\r\n\r\n`);
     socket.pause();
     await eventually("carol's stream to open", () => registry.stats().some((s) => s.email === CAROL));
+    const held = serverSockets.find((s) => s.remotePort === socket.localPort)!;
+    http.off('connection', track);
+    expect(held).toBeDefined();
     const long = 'x'.repeat(250);
     const { publicKey } = generateDeviceIdentity();
     let maxBuffered = 0;
@@ -221,8 +229,10 @@ describe('GET /events (Server-Sent Events)', () => {
         maxQueued = Math.max(maxQueued, s.queued);
       }
     }
-    socket.destroy();
     expect(stillOpen()).toBe(false);
+    // The server let go of the connection itself (not only of the stream), with what its socket held.
+    await eventually("the server's end of the connection to be destroyed", () => held.destroyed);
+    socket.destroy();
     // Node's socket buffer (16 KiB high-water mark) plus one event, and at most two windows of references.
     expect(maxBuffered).toBeLessThan(32 * 1024);
     expect(maxQueued).toBeLessThanOrEqual(2 * WINDOW);

@@ -7,6 +7,7 @@ import type { FleetEvent } from './fleet-event';
 class StuckSink extends EventEmitter implements EventSink {
   written = '';
   ended = false;
+  destroyed = false;
   constructor(private readonly capacity: number) {
     super();
   }
@@ -19,6 +20,9 @@ class StuckSink extends EventEmitter implements EventSink {
   }
   end(): void {
     this.ended = true;
+  }
+  destroy(): void {
+    this.destroyed = true;
   }
 }
 
@@ -55,7 +59,7 @@ describe('EventStreamConnection', () => {
       expect(connection.bufferedBytes).toBeLessThan(200);
     }
     expect(ended).toEqual([expect.stringContaining('behind')]);
-    expect(sink.ended).toBe(true);
+    expect(sink.destroyed).toBe(true);
     expect(connection.queued).toBe(0);
   });
 
@@ -83,6 +87,7 @@ describe('EventStreamConnection', () => {
       expect(ended).toEqual([]);
       jest.advanceTimersByTime(2);
       expect(ended).toEqual([expect.stringContaining('not read')]);
+      expect(sink.destroyed).toBe(true);
     } finally {
       jest.useRealTimers();
     }

@@ -6,6 +6,8 @@ export interface EventSink {
   write(chunk: string): boolean;
   once(event: 'drain', listener: () => void): unknown;
   end(): void;
+  /** Drops the connection with whatever it still buffers (a reader that stopped reading would hold it forever). */
+  destroy(): void;
   readonly writableLength: number;
 }
 
@@ -75,18 +77,28 @@ export class EventStreamConnection {
 
   offer(event: FleetEvent): void {
     if (this.closed) return;
-    if (this.queue.length >= this.limits.maxQueued) return this.close(`fell ${this.queue.length} events behind`);
+    if (this.queue.length >= this.limits.maxQueued) return this.drop(`fell ${this.queue.length} events behind`);
     this.queue.push(event);
     void this.pump();
   }
 
+  /** Ends the stream after what was written (the client reconnects with Last-Event-ID). */
   close(reason: string): void {
+    this.finish(reason, () => this.sink.end());
+  }
+
+  /** Ends a stream that stopped reading at once, discarding what its socket still holds. */
+  private drop(reason: string): void {
+    this.finish(reason, () => this.sink.destroy());
+  }
+
+  private finish(reason: string, end: () => void): void {
     if (this.closed) return;
     this.closed = true;
     this.queue.length = 0;
     for (const timer of this.timers) clearInterval(timer);
     clearTimeout(this.stallTimer);
-    this.sink.end();
+    end();
     this.onEnd(this, reason);
   }
 
@@ -109,7 +121,7 @@ export class EventStreamConnection {
   private write(text: string): void {
     if (this.closed || this.sink.write(text)) return;
     this.blocked = true;
-    this.stallTimer = setTimeout(() => this.close(`not read for ${this.limits.stallMs / 1000} s`), this.limits.stallMs);
+    this.stallTimer = setTimeout(() => this.drop(`not read for ${this.limits.stallMs / 1000} s`), this.limits.stallMs);
     this.sink.once('drain', () => {
       clearTimeout(this.stallTimer);
       this.blocked = false;
