@@ -40,7 +40,11 @@ export class EventStreamController {
         res.setHeader('x-accel-buffering', 'no');
         res.flushHeaders();
       },
-      onClientGone: (listener) => res.on('close', listener),
+      onClientGone: (listener) => {
+        res.once('close', listener);
+        // Gone while the guards ran: 'close' came before anyone listened.
+        if (!res.socket || res.socket.destroyed) listener();
+      },
     });
   }
 }

@@ -6,6 +6,7 @@ import type { UserPrincipal } from '../auth/principal';
 import { EventJournal, RESET } from './event-journal';
 import { EventSink, EventStreamConnection, formatEvent } from './event-stream-connection';
 import { EventVisibility } from './event-visibility';
+import type { FleetEvent } from './fleet-event';
 
 /** Milliseconds the client waits before reconnecting (the stream's `retry:` line). */
 export const RECONNECT_MS = 3_000;
@@ -48,7 +49,7 @@ export class EventStreams implements BeforeApplicationShutdown {
     stream.begin();
     const caller = {
       principal: stream.principal,
-      visible: (principal: UserPrincipal, event: Parameters<EventVisibility['visible']>[1]) => this.visibility.visible(principal, event),
+      visible: (principal: UserPrincipal, event: FleetEvent) => this.visibility.visible(principal, event),
       reauthenticate: () => this.bearer.authenticate(stream.authorization),
     };
     const connection = new EventStreamConnection(stream.sink, caller, { ...LIMITS, maxQueued: 2 * this.config.events.windowSize }, (ended, reason) => this.ended(ended, reason));
