@@ -24,6 +24,7 @@ import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { ReplicasModule } from './replicas/replicas.module';
 import { TerminalModule } from './terminal/terminal.module';
+import { EventsModule } from './events/events.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -48,6 +49,8 @@ export class AppModule {
         // NATS_URL: the tunnel directory (and events) shared with the other replicas.
         ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
+        // GET /events and FleetEvents, which the features below emit to.
+        EventsModule,
         AuthenticationModule,
         AuthorizationModule,
         UsersModule,

@@ -19,3 +19,4 @@ export * from './remote-path';
 export * from './files';
 export * from './deployments';
 export * from './quinn';
+export * from './fleet-events';

@@ -21,6 +21,8 @@ export interface RestRequest {
   timeoutMs?: number;
   /** What `stream` accepts (default text/plain), e.g. application/x-ndjson. */
   accept?: string;
+  /** Headers of this request only (e.g. Last-Event-ID). */
+  headers?: Record<string, string>;
 }
 
 export interface RestClientOptions {
@@ -100,7 +102,7 @@ export class RestClient {
   private async send(req: RestRequest, accept: string): Promise<IncomingMessage> {
     const url = new URL(req.path.replace(/^\//, ''), this.options.baseUrl);
     for (const [key, value] of req.query ?? []) url.searchParams.append(key, value);
-    const headers: Record<string, string> = { ...this.options.headers, accept, 'user-agent': this.options.userAgent ?? 'svc-cli' };
+    const headers: Record<string, string> = { ...this.options.headers, ...req.headers, accept, 'user-agent': this.options.userAgent ?? 'svc-cli' };
     const authorization = await req.authorization?.();
     if (authorization) headers.authorization = authorization;
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));

@@ -58,6 +58,12 @@ export class SvcClient {
     return this.rest.stream({ method: 'GET', path, query, authorization: () => this.session.authorization() });
   }
 
+  /** GET /events (text/event-stream) from after `lastEventId`, or from now: followEvents reads it. */
+  events(lastEventId?: string): Promise<IncomingMessage> {
+    const authorization = () => this.session.authorization();
+    return this.rest.stream({ method: 'GET', path: '/events', accept: 'text/event-stream', authorization, ...(lastEventId === undefined ? {} : { headers: { 'last-event-id': lastEventId } }) });
+  }
+
   /** The HTTP/2 connection to the server's stream endpoint, discovered on first use. */
   streams(): Promise<DeviceStreams> {
     this.streamsPromise ??= discoverDeviceStreams(this.settings.serverUrl, () => this.accessToken(), this.settings.trust, this.headers);

@@ -8,6 +8,7 @@ import { DeviceRecord, DeviceShare } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import type { UserPrincipal } from '../auth/principal';
+import { FleetEvents } from '../events/fleet-events';
 
 /** Sharing a device with users and organizations (`allowed_scopes` with a role each). */
 @Injectable()
@@ -17,6 +18,7 @@ export class AccessService {
     private readonly orgs: OrgRecords,
     private readonly policy: AccessPolicy,
     private readonly audit: AuditService,
+    private readonly events: FleetEvents,
   ) {}
 
   /** `device` as AccessPolicy authorized it for device_access_list (OperationGuard). */
@@ -45,6 +47,7 @@ export class AccessService {
       return this.saveShares(principal, device, [...others, { scope, role: toOrgRole(role) }]);
     });
     await this.audit.record(principal, 'device.access_added', { deviceId, details: `shared with ${scope} as ${role}` });
+    this.events.emit({ type: 'access.changed', audience: { deviceId }, deviceId, details: { change: 'share_added', scope, role } });
     return { status: 'added' };
   }
 
@@ -56,6 +59,7 @@ export class AccessService {
       return this.saveShares(principal, device, device.shares.filter((s) => s.scope !== scope));
     });
     await this.audit.record(principal, 'device.access_removed', { deviceId, details: `unshared from ${scope}` });
+    this.events.emit({ type: 'access.changed', audience: { deviceId }, deviceId, details: { change: 'share_removed', scope } });
     return { status: 'removed' };
   }
 

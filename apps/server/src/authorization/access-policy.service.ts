@@ -146,6 +146,22 @@ export class AccessPolicy {
     throw new DeviceNotFoundError();
   }
 
+  /**
+   * The event stream asks these for each event and connected caller at send time: answers, not
+   * refusals (an event not shown is not audited). Device events: device:view; registration events:
+   * who may decide them; organization events: org:view.
+   */
+  watchesDevice(principal: Principal, device: DeviceRecord): boolean {
+    const grant = principal.kind === 'user' ? deviceGrant(principal, device) : null;
+    return grant !== null && grantAllows(grant, 'device:view');
+  }
+  decidesRegistrationsFor(principal: Principal, ownerScope: string): boolean {
+    return principal.kind === 'user' && canApproveFor(principal, ownerScope);
+  }
+  watchesOrg(principal: Principal, org: OrgRecord): boolean {
+    return orgDecision(orgSubject(principal), org, 'org:view') === 'allowed';
+  }
+
   /** Non-members do not see an organization (404); visible but not allowed is 403. */
   async requireOrg(principal: Principal, orgId: string, capability: OrgCapability): Promise<OrgRecord> {
     const org = typeof orgId === 'string' && isOrgId(orgId) ? await this.orgs.findById(orgId) : null;

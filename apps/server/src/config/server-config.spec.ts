@@ -109,6 +109,9 @@ const ROWS: Row[] = [
   { name: 'AUDIT_RETENTION_DAYS', read: (c) => c.auditRetentionDays, unset: 30, good: [['1', 1], ['365', 365]], bad: [...INT_BAD, '36501'] },
   { name: 'REPORT_RETENTION_DAYS', read: (c) => c.reportRetentionDays, unset: 7, good: [['14', 14]], bad: INT_BAD },
   { name: 'FILES_STALL_TIMEOUT_SECS', read: (c) => c.filesStallTimeoutMs, unset: 120_000, good: [['1', 1000], ['600', 600_000]], bad: [...INT_BAD, '0', '86401'] },
+  { name: 'EVENTS_WINDOW', read: (c) => c.events.windowSize, unset: 1000, good: [['1', 1], ['100000', 100_000]], bad: [...INT_BAD, '0', '100001'] },
+  { name: 'EVENTS_WINDOW_SECS', read: (c) => c.events.windowSecs, unset: 600, good: [['60', 60]], bad: [...INT_BAD, '0', '86401'] },
+  { name: 'EVENTS_MAX_STREAMS_PER_USER', read: (c) => c.events.maxStreamsPerUser, unset: 8, good: [['1', 1]], bad: [...INT_BAD, '0', '1001'] },
   { name: 'STAGING', read: (c) => c.staging, unset: true, good: [['1', true]], bad: ['2', 'x', 'true'] },
   {
     name: 'RUST_LOG',

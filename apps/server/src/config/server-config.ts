@@ -53,6 +53,8 @@ export interface ServerConfig {
   allowCrossOrgDeviceSharing: boolean;
   auditRetentionDays: number;
   reportRetentionDays: number;
+  /** GET /events: the resumable window (EVENTS_WINDOW, EVENTS_WINDOW_SECS) and the streams per user. */
+  events: { windowSize: number; windowSecs: number; maxStreamsPerUser: number };
   /** FILES_STALL_TIMEOUT_SECS, in milliseconds: the deadline of a file operation whose device moves no byte. */
   filesStallTimeoutMs: number;
   dataDir: string;
@@ -131,6 +133,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     allowCrossOrgDeviceSharing: raw.allowCrossOrgDeviceSharing,
     auditRetentionDays: raw.auditRetentionDays,
     reportRetentionDays: raw.reportRetentionDays,
+    events: { windowSize: raw.eventsWindow, windowSecs: raw.eventsWindowSecs, maxStreamsPerUser: raw.eventsMaxStreamsPerUser },
     filesStallTimeoutMs: raw.filesStallTimeoutSecs * 1000,
     dataDir,
     registrationRateLimit: raw.registrationRateLimit,

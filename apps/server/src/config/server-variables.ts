@@ -115,6 +115,9 @@ export const SERVER_VARIABLES = {
   auditRetentionDays: v.integer('AUDIT_RETENTION_DAYS', 'Days audit entries are kept before automatic deletion.', 30, 1, 36500),
   reportRetentionDays: v.integer('REPORT_RETENTION_DAYS', 'Days deployment reports are kept before automatic deletion.', 7, 1, 36500),
   filesStallTimeoutSecs: v.integer('FILES_STALL_TIMEOUT_SECS', 'Seconds a file operation (ls, cp, sync) may wait on a device that moves no byte; then it fails with TIMEOUT and the device\'s stream is cancelled.', 120, 1, 86400),
+  eventsWindow: v.integer('EVENTS_WINDOW', 'Events each server replica keeps for `GET /events` to resume from (`Last-Event-ID`); a client further behind gets a `reset` event.', 1000, 1, 100000),
+  eventsWindowSecs: v.integer('EVENTS_WINDOW_SECS', 'Seconds an event stays resumable (with `EVENTS_WINDOW`, whichever is reached first).', 600, 1, 86400),
+  eventsMaxStreamsPerUser: v.integer('EVENTS_MAX_STREAMS_PER_USER', 'Event streams (`GET /events`) one user may hold open at once; one more is refused with 429.', 8, 1, 1000),
   staging: {
     ...v.integer('STAGING', '1: staging (embedded defaults, development identity provider, relaxed checks); 0: production (refuses the default admin key, missing TLS certificates, missing DB_URI/OAUTH_ISSUER/OAUTH_AUDIENCE).', 1, 0, 1),
     type: 'number (0 or 1)',

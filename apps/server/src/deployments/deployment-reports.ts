@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { DeploymentStatusReport } from '@svc/common';
+import type { DeploymentStatusReport, HealthState } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import { ReportStore } from './report-store';
 import { Clock } from '../common/clock';
@@ -9,6 +9,7 @@ import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision } from './deployment-state';
 import { DEPLOYMENT_STATUS_REPORT } from './deployment-status.service';
 import { escapeControlChars } from './report-schema';
+import { FleetEvents } from '../events/fleet-events';
 
 const REASON_CHARS = 300;
 
@@ -32,6 +33,7 @@ export class DeploymentReports {
     private readonly storage: Storage,
     private readonly changes: DeploymentChanges,
     private readonly clock: Clock,
+    private readonly events: FleetEvents,
   ) {}
 
   /** Reports on deployments the device does not have (removed, or made up) are not kept: false. */
@@ -40,7 +42,12 @@ export class DeploymentReports {
       this.logger.debug(`dropped a report of device ${deviceId} on unknown deployment ${report.deployment_id}`);
       return false;
     }
+    const previous = await this.reports.latestReport(deviceId, DEPLOYMENT_STATUS_REPORT, report.deployment_id);
     await this.reports.recordReport(deviceId, DEPLOYMENT_STATUS_REPORT, report as unknown as Record<string, unknown>, report.deployment_id);
+    const summary = statusSummary(report);
+    if (!previous || JSON.stringify(statusSummary(previous.data as unknown as DeploymentStatusReport)) !== JSON.stringify(summary)) {
+      this.events.emit({ type: 'deployment.status', audience: { deviceId }, deviceId, details: summary });
+    }
     if (report.status === 'rolled_back' && report.rollback) await this.followRollback(deviceId, report.deployment_id, report.rollback);
     return true;
   }
@@ -80,6 +87,18 @@ export class DeploymentReports {
     return this.audit.record(`device:${deviceId}`, 'device.deployment_rolled_back', { deviceId, details });
   }
 }
+
+/**
+ * What deployment.status tells: the deployment's state, its jobs' states and health, and the
+ * worst of their health. Told when this changes, not on every report (a report repeats every minute).
+ */
+function statusSummary(report: DeploymentStatusReport): Record<string, unknown> {
+  const jobs = (report.jobs ?? []).map((job) => ({ id: job.id, status: job.status, health: job.health }));
+  const worst = Math.min(...jobs.map((job) => HEALTH_WORST_FIRST.indexOf(job.health as HealthState)), HEALTH_WORST_FIRST.length - 1);
+  return { deployment_id: report.deployment_id, state: report.status, health: jobs.length === 0 ? 'unknown' : HEALTH_WORST_FIRST[worst], jobs };
+}
+
+const HEALTH_WORST_FIRST: readonly HealthState[] = ['unhealthy', 'unknown', 'healthy'];
 
 function shorten(text: string): string {
   return text.length > REASON_CHARS ? `${text.slice(0, REASON_CHARS)}…` : text;

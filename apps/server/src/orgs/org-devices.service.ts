@@ -7,6 +7,7 @@ import { AccessPolicy } from '../authorization/access-policy.service';
 import { DevicesService } from '../devices/devices.service';
 import type { UserPrincipal } from '../auth/principal';
 import type { DeviceRecord, OrgRecord } from '../storage/records';
+import { FleetEvents } from '../events/fleet-events';
 
 /**
  * Moving devices into and out of organizations. Both directions that change the owner go through
@@ -23,6 +24,7 @@ export class OrgDevicesService {
     private readonly devices: DeviceRecords,
     private readonly deviceViews: DevicesService,
     private readonly audit: AuditService,
+    private readonly events: FleetEvents,
   ) {}
 
   async list(org: OrgRecord): Promise<OrgDeviceItem[]> {
@@ -36,6 +38,7 @@ export class OrgDevicesService {
     const change = await this.policy.authorizeOwnerChange(principal, device, scope);
     await this.devices.update(callerAccess(principal.scopes), device.id, change);
     await this.audit.record(principal, 'device.moved_to_org', { deviceId: device.id, orgId, details: `moved from ${device.ownerScope} to ${scope}; shares reset` });
+    this.ownerChanged(device, scope);
     return { status: 'added' };
   }
 
@@ -47,12 +50,18 @@ export class OrgDevicesService {
       const me = userScope(principal.email);
       await this.devices.update(access, device.id, await this.policy.authorizeOwnerChange(principal, device, me));
       await this.audit.record(principal, 'device.removed_from_org', { deviceId: device.id, orgId, details: `moved from ${scope} to ${me}; shares reset` });
+      this.ownerChanged(device, me);
     } else if (device.shares.some((s) => s.scope === scope)) {
       await this.devices.setShares(access, device, device.shares.filter((s) => s.scope !== scope));
       await this.audit.record(principal, 'device.removed_from_org', { deviceId: device.id, orgId, details: `share with ${scope} removed` });
+      this.events.emit({ type: 'access.changed', audience: { deviceId: device.id }, deviceId: device.id, deviceName: device.name, details: { change: 'share_removed', scope } });
     } else {
       throw new NotFoundError(`Device is not in organization ${orgId}`);
     }
     return { status: 'removed' };
+  }
+
+  private ownerChanged(device: DeviceRecord, ownerScope: string): void {
+    this.events.emit({ type: 'access.changed', audience: { deviceId: device.id }, deviceId: device.id, deviceName: device.name, details: { change: 'owner_changed', owner_scope: ownerScope } });
   }
 }

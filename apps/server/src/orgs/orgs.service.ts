@@ -25,6 +25,7 @@ import { AuditService } from '../audit/audit.service';
 import { AccessPolicy, ownerChangeFields } from '../authorization/access-policy.service';
 import { actorName, Principal } from '../auth/principal';
 import type { OrgRecord } from '../storage/records';
+import { FleetEvents } from '../events/fleet-events';
 
 /** Organizations and their members. Device moves in and out live in OrgDevicesService. */
 @Injectable()
@@ -39,6 +40,7 @@ export class OrgsService {
     private readonly audit: AuditService,
     private readonly policy: AccessPolicy,
     private readonly clock: Clock,
+    private readonly events: FleetEvents,
   ) {}
 
   async list(principal: Principal): Promise<OrganizationResult[]> {
@@ -113,6 +115,7 @@ export class OrgsService {
     if (existing) await this.memberships.setRole(orgId, email, toOrgRole(role));
     else await this.memberships.add(orgId, email, toOrgRole(role), this.clock.now());
     await this.audit.record(principal, existing ? 'org.member_updated' : 'org.member_added', { orgId, details: `${email} as ${role}` });
+    this.events.emit({ type: 'access.changed', audience: { orgId, member: email }, details: { change: existing ? 'member_updated' : 'member_added', email, role } });
     return { status: 'added' };
   }
 
@@ -125,6 +128,7 @@ export class OrgsService {
       if (!this.config.allowCrossOrgDeviceSharing) await this.dropSharesOnOrgDevices(orgId, userScope(email));
     });
     await this.audit.record(principal, 'org.member_removed', { orgId, details: `removed ${email}` });
+    this.events.emit({ type: 'access.changed', audience: { orgId, member: email }, details: { change: 'member_removed', email } });
     return { status: 'removed' };
   }
 

@@ -9,6 +9,7 @@ import { DeviceRevocations } from './device-revocations';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationsRepository } from './registrations.repository';
 import { RegistrationsService } from './registrations.service';
+import { RegistrationEvents } from './registration-events';
 import { RevocationsRepository } from './revocations.repository';
 
 /**
@@ -19,6 +20,7 @@ import { RevocationsRepository } from './revocations.repository';
   imports: [StorageModule, AuditModule, AuthorizationModule, DeviceRecordsModule],
   providers: [
     RegistrationsService,
+    RegistrationEvents,
     RegistrationsRepository,
     RevocationsRepository,
     DeviceRevocations,

@@ -31,6 +31,7 @@ import { RegistrationProof, registrationProofHolds } from './registration-proof'
 import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
 import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
+import { RegistrationEvents } from './registration-events';
 
 /** One answer for every failed poll, so that a request id alone tells nothing, not even whether it exists. */
 const PROOF_REFUSED = 'Registration proof missing or invalid';
@@ -64,6 +65,7 @@ export class RegistrationsService {
     private readonly revocations: DeviceRevocations,
     private readonly policy: AccessPolicy,
     private readonly clock: Clock,
+    private readonly events: RegistrationEvents,
   ) {
     this.limiter = new FixedWindowRateLimiter(config.registrationRateLimit, 60_000);
   }
@@ -104,6 +106,7 @@ export class RegistrationsService {
       deviceId: input.device_id,
       details: `registration requested for ${record.ownerScope} by ${input.device_info.hostname} from ${sourceAddress}, key ${record.fingerprint}`,
     });
+    this.events.pending(record);
     return { request_id: record.id, fingerprint: record.fingerprint };
   }
 
@@ -176,7 +179,7 @@ export class RegistrationsService {
     const binding = { publicKey: request.publicKey, fingerprint: request.fingerprint };
     let revokedKeyHash: string | null = null;
     let ownerScope = request.ownerScope;
-    let othersRejected = 0;
+    const rejectedTogether: RegistrationRecord[] = [];
     await this.storage.transaction(async () => {
       const existing = await this.devices.findById(SYSTEM_ACCESS, request.deviceId);
       const waiting = await this.registrations.pendingForDevice(request.deviceId, now);
@@ -217,15 +220,17 @@ export class RegistrationsService {
       if (!moved) throw new ConflictError('The registration request was decided concurrently');
       for (const other of waiting) {
         if (other.id === request.id || !this.policy.decidedTogether(request, other)) continue;
-        if (await this.registrations.transition(other.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email })) othersRejected++;
+        if (await this.registrations.transition(other.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email })) rejectedTogether.push(other);
       }
     });
-    const notes = [revokedKeyHash ? 'previous API key revoked' : '', othersRejected > 0 ? `${othersRejected} other pending request(s) for this id and owner rejected` : ''].filter(Boolean);
+    const notes = [revokedKeyHash ? 'previous API key revoked' : '', rejectedTogether.length > 0 ? `${rejectedTogether.length} other pending request(s) for this id and owner rejected` : ''].filter(Boolean);
     await this.audit.record(principal, 'device.approved', {
       deviceId: request.deviceId,
       details: `approved for ${ownerScope}: ${describeRequest(request)}${notes.map((n) => `; ${n}`).join('')}`,
     });
     if (revokedKeyHash) await this.revocations.revoked({ id: request.deviceId, apiKeyHash: revokedKeyHash }, 'rekeyed');
+    this.events.decided(request, 'approved', principal.email);
+    for (const other of rejectedTogether) this.events.decided(other, 'rejected', principal.email);
     return { status: 'approved', device_id: request.deviceId, fingerprint: request.fingerprint };
   }
 
@@ -277,8 +282,10 @@ export class RegistrationsService {
 
   private async decline(principal: UserPrincipal, request: RegistrationRecord): Promise<boolean> {
     const moved = await this.registrations.transition(request.id, { status: 'pending' }, { status: 'rejected', decidedBy: principal.email });
-    if (moved) await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected registration request: ${describeRequest(request)}` });
-    return moved;
+    if (!moved) return false;
+    await this.audit.record(principal, 'device.rejected', { deviceId: request.deviceId, details: `rejected registration request: ${describeRequest(request)}` });
+    this.events.decided(request, 'rejected', principal.email);
+    return true;
   }
 }
 

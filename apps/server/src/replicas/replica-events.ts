@@ -9,6 +9,11 @@ export interface ReplicaEventPayloads {
   'device.revoked': { id: string; deviceId: string; revokedAt: string };
   /** A device's desired deployment state may have changed: refresh its channel. */
   'deployment.changed': { deviceId: string };
+  /**
+   * Something the event stream tells (events/fleet-event.ts, FleetEventBody; kept structural here
+   * so that replicas/ does not import the feature): every replica adds it to its own window.
+   */
+  'fleet.event': { type: string; at: string; data: Record<string, unknown>; audience: Record<string, string> };
 }
 
 export type ReplicaTopic = keyof ReplicaEventPayloads;
