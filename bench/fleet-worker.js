@@ -4,7 +4,8 @@
  * lock and config directory), or with `client: 'tunnel'` only the daemon's tunnel loop (discovery,
  * carrier choice, backoff, hello, reverse HTTP/2 with the exec handler): a tenth of the memory, so
  * 10,000 fit on one machine. Tells the parent, over IPC, each time a device's tunnel comes up.
- * The parent sends 'stop' to end it.
+ * The parent sends 'stop' to end it. The fleet stands for devices across a network, so `auto`
+ * counts the loopback server as far (SVC_QUIC_NEAR_RTT=off) and stays on QUIC, as it would there.
  */
 const { mkdirSync } = require('node:fs');
 const { join } = require('node:path');
@@ -23,7 +24,7 @@ const silent = { write: () => true };
 function start(apiKey, index) {
   const home = join(dir, `device-${index}`);
   mkdirSync(home, { recursive: true });
-  const config = loadRuntimeConfig({ server: serverUrl, ca: caFile, transport, 'log-level': 'info' }, { SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+  const config = loadRuntimeConfig({ server: serverUrl, ca: caFile, transport, 'log-level': 'info' }, { SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SVC_QUIC_NEAR_RTT: 'off' });
   // The daemon's own log line says when its tunnel is up: that is what the parent counts.
   const log = new RuntimeLogger('info', (line) => {
     if (line.includes('"msg":"tunnel up"')) process.send({ up: index });
@@ -58,6 +59,7 @@ function tunnelOnly(apiKey, index) {
         connectWithTransport({
           mode: transport,
           probeIntervalMs: 60_000,
+          nearRttMs: 0,
           target: () => discoverTunnel(api),
           open: (target, carrier, connectTimeoutMs, note) => openTunnel({ target, carrier, connectTimeoutMs, trust, apiKey, runtime: note ? { ...hello, carrier_note: note } : hello, router, operations, log }),
           log,

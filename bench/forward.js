@@ -132,11 +132,15 @@ async function sshForward(sshd, targetPort) {
   throw new Error('ssh -L did not come up');
 }
 
-/** A real runtime process for device `id`, on the given carrier; resolves once the server lists it online. */
-async function startRuntime(dir, serverUrl, apiKey, id, transport, auth) {
+/**
+ * A real runtime process for device `id`, on the given carrier; resolves once the server lists it
+ * online. `wrap` prefixes the command (e.g. `ip netns exec <ns>`: a runtime in another network namespace).
+ */
+async function startRuntime(dir, serverUrl, apiKey, id, transport, auth, wrap = []) {
   const home = join(dir, `home-${id}`);
   mkdirSync(home);
-  const child = spawn(process.execPath, [...CHILD_ARGS, join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport], {
+  const command = [...wrap, process.execPath, ...CHILD_ARGS, join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', transport];
+  const child = spawn(command[0], command.slice(1), {
     env: { ...process.env, SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
     stdio: 'ignore',
   });
@@ -149,24 +153,26 @@ async function startRuntime(dir, serverUrl, apiKey, id, transport, auth) {
 }
 
 /**
- * The worst time of small execs on another device (fw-00002) while `move` runs: whether a carrier
- * stalls other devices (apart from the CPU figures, which they would blur).
+ * The times (ms) of small execs on `device` (by default another device, fw-00002) while `move`
+ * runs: whether a carrier stalls other devices (apart from the CPU figures, which they would blur),
+ * or, on the moving device itself, operations queued behind its bulk transfer. Resolves with
+ * `move`'s result and the exec times.
  */
-async function worstExecDuring(move, serverUrl, auth) {
-  let worst = 0;
+async function execsDuring(move, serverUrl, auth, device = 'fw-00002') {
+  const times = [];
   let running = true;
   const execs = (async () => {
     while (running) {
       const t = process.hrtime.bigint();
-      await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device: 'fw-00002', command: ['true'] } });
-      worst = Math.max(worst, Number(process.hrtime.bigint() - t) / 1e6);
+      await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device, command: ['true'] } });
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
       await sleep(50);
     }
   })();
-  await move();
+  const result = await move();
   running = false;
   await execs;
-  return worst;
+  return { result, times };
 }
 
 async function main() {
@@ -226,7 +232,7 @@ async function main() {
             round[`${key} cpu vs ssh`] = round[`${key} cpu`] / round[`ssh ${direction} cpu`];
           }
         }
-        round[`${transport} exec worst`] = await worstExecDuring(() => push(port, mib), serverUrl, auth);
+        round[`${transport} exec worst`] = Math.max(0, ...(await execsDuring(() => push(port, mib), serverUrl, auth)).times);
       }
       return round;
     });
@@ -261,4 +267,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { benchForward: main, startRuntime, startSshd };
+module.exports = { benchForward: main, execsDuring, pull, push, startRuntime, startSink, startSshd };

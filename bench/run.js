@@ -17,7 +17,10 @@
  *   cp (cp.js): `svc cp` up and down vs `scp` to a loopback sshd, with CPU per MB of each process;
  *   exec (exec.js): POST /api/exec vs a local spawn, `svc exec -- true` vs `ssh host true`, and
  *      how soon output written on the device reaches svc's stdout;
- *   cli (cli-startup.js): `svc --version` / `--help` vs `node -e 0`.
+ *   cli (cli-startup.js): `svc --version` / `--help` vs `node -e 0`;
+ *   links (carrier-links.js): the TCP and QUIC carriers on emulated device links (delay, loss,
+ *      rate cap; runtime in its own network namespace): forward, exec, recovery from a loss
+ *      burst, QUIC/TCP ratios; needs root, skips with the reason otherwise.
  * Run with `npm run bench` (builds first); BENCH_ONLY=exec,cli runs only the sections named.
  * The results on the reference machine are in docs/performance.md.
  */
@@ -153,6 +156,7 @@ const SECTIONS = [
   ['cp', () => require('./cp').benchCp()],
   ['exec', () => benchExec()],
   ['cli', () => benchCliStartup()],
+  ['links', () => require('./carrier-links').benchCarrierLinks()],
 ];
 
 function mkdirIn(dir, name) {

@@ -85,10 +85,11 @@ async function serverEnv(dir, issuer) {
 /**
  * A server on a fresh data directory `dir` with `count` devices of `email`'s seeded: their API
  * keys, the server, its URL, and `email`'s token from `issuer` (with its authorization header).
+ * `env` overrides variables of the server's environment (e.g. LISTEN_HOST, PUBLIC_ADDRESS).
  */
-async function startSeededServer(dir, issuer, { count, email, prefix }) {
+async function startSeededServer(dir, issuer, { count, email, prefix, env: overrides = {} }) {
   const keys = await seedDevices(join(dir, 'svc.sqlite'), count, email, prefix);
-  const env = await serverEnv(dir, issuer);
+  const env = { ...(await serverEnv(dir, issuer)), ...overrides };
   const server = await startServer(env);
   const token = issuer.token(email);
   return { keys, env, server, serverUrl: `http://127.0.0.1:${env.REST_PORT}`, token, auth: { authorization: `Bearer ${token}` } };

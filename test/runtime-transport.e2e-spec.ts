@@ -2,7 +2,10 @@
  * The runtime's `--transport auto` (the default) as a real process against the real server: QUIC
  * when the server offers it and UDP gets through, TLS over TCP when the server has QUIC disabled
  * or UDP is blocked, and back onto QUIC (the server swapping the tunnel atomically) once UDP
- * passes again. UDP is blocked by a loopback gate in front of the tunnel port (transport-gate.ts).
+ * passes again; TLS over TCP when QUIC's round trip says the server is near. The test server is
+ * on loopback, as near as a server gets: the QUIC cases treat it as far (`SVC_QUIC_NEAR_RTT=off`),
+ * as a device across the internet sees its server. UDP is blocked by a loopback gate in front of
+ * the tunnel port (transport-gate.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,8 @@ import { cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
 
 const OWNER = 'user:alice@example.test';
 const WAIT_MS = 30_000;
+/** Loopback counts as far: auto then keeps QUIC, as it does for a server across the internet. */
+const FAR = { SVC_QUIC_NEAR_RTT: 'off' };
 
 describe('runtime transport selection (auto)', () => {
   let idp: IdentityProviderHandle;
@@ -83,7 +88,7 @@ describe('runtime transport selection (auto)', () => {
   it('uses QUIC when the server offers it and UDP gets through', async () => {
     const { server: s, alice } = await server();
     expect((await s.api.get('/auth/config')).body.tunnel.transports).toEqual(['quic', 'tcp']);
-    const rt = runtime(s, await registerDevice(s, 'auto-quic', OWNER, alice));
+    const rt = runtimeWith(s, await registerDevice(s, 'auto-quic', OWNER, alice), FAR);
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'quic' });
     expect(await heldOn(s, 'auto-quic', 'quic')).toBe('quic');
     expect(await echo(s, alice, 'auto-quic')).toMatchObject({ output: 'hi\n', exit_code: 0 });
@@ -101,7 +106,7 @@ describe('runtime transport selection (auto)', () => {
   it('falls back to TCP while UDP is blocked and moves back to QUIC once it passes', async () => {
     const { server: s, alice } = await server();
     gate = await startTransportGate(s.tunnel!.port);
-    const rt = runtime(s, await registerDevice(s, 'auto-fallback', OWNER, alice), '--tunnel', `127.0.0.1:${gate.port}`, '--quic-probe-interval', '200ms');
+    const rt = runtimeWith(s, await registerDevice(s, 'auto-fallback', OWNER, alice), FAR, '--tunnel', `127.0.0.1:${gate.port}`, '--quic-probe-interval', '200ms');
     await rt.waitForLog('QUIC unavailable; using TLS over TCP');
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
     expect(await heldOn(s, 'auto-fallback', 'tcp')).toBe('tcp');
@@ -142,9 +147,34 @@ describe('runtime transport selection (auto)', () => {
     expect(s.app.get(TunnelRegistry).sessionOf('auto-no-binding')?.carrier).toBe('tcp');
   });
 
+  it('to a near server auto takes TCP once QUIC measured the round trip, and says why in `svc runtime status` and `svc devices status`', async () => {
+    const { server: s, alice } = await server();
+    // Loopback is near at any threshold; 1 s keeps a loaded machine's round trip under it.
+    const rt = runtime(s, await registerDevice(s, 'auto-near', OWNER, alice), '--quic-near-rtt', '1s', '--quic-probe-interval', '100ms');
+    expect(await rt.waitForLog('server is near: tunnel on TCP')).toMatchObject({ round_trip_ms: expect.any(Number) });
+    expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
+    expect(await heldOn(s, 'auto-near', 'tcp')).toBe('tcp');
+    expect(await echo(s, alice, 'auto-near')).toMatchObject({ output: 'hi\n', exit_code: 0 });
+    const why = /^auto: the server is near \(QUIC round trip \d+ ms, under 1000 ms\), where TCP moves data faster; using TCP$/;
+
+    const device = cliHome(s, { SVC_CONFIG_DIR: join(dirs.at(-1)!, 'svc'), SVC_SYSTEMD_UNIT_DIR: join(dirs.at(-1)!, 'no-units') });
+    await eventually('runtime status on tcp', async () => JSON.parse((await svc(device, ['runtime', 'status', '--json'])).stdout).runtime.status?.carrier === 'tcp');
+    expect(JSON.parse((await svc(device, ['runtime', 'status', '--json'])).stdout).runtime.status).toMatchObject({ carrier: 'tcp', carrier_note: expect.stringMatching(why) });
+    expect((await svc(device, ['runtime', 'status'])).stdout).toMatch(/carrier: {2}auto: the server is near/);
+    const user = cliHome(s);
+    await svcLogin(user, 'alice@example.test');
+    expect(await svcJson(user, ['devices', 'status', 'auto-near'])).toMatchObject({ status: 'online', carrier: 'tcp', carrier_note: expect.stringMatching(why) });
+    user.remove();
+    device.remove();
+    // No probe moves it back: several probe intervals later it is still on TCP.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(s.app.get(TunnelRegistry).sessionOf('auto-near')?.carrier).toBe('tcp');
+    expect(rt.stderr.join('\n')).not.toContain('tunnel moved to QUIC');
+  });
+
   it('a device on QUIC shows the carrier and no note in `svc devices status`', async () => {
     const { server: s, alice } = await server();
-    const rt = runtime(s, await registerDevice(s, 'auto-quic-status', OWNER, alice));
+    const rt = runtimeWith(s, await registerDevice(s, 'auto-quic-status', OWNER, alice), FAR);
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'quic' });
     const user = cliHome(s);
     await svcLogin(user, 'alice@example.test');

@@ -1,7 +1,8 @@
 /**
  * A runtime whose UDP is blocked for real: a firewall rule (iptables, package `iptables`) drops
  * UDP to the test server's tunnel port, so `--transport auto` must fall back to TLS over TCP on
- * its own discovery (no --tunnel gate), and move to QUIC once the rule is gone. The test adds its
+ * its own discovery (no --tunnel gate), and move to QUIC once the rule is gone (loopback counts
+ * as far here, `SVC_QUIC_NEAR_RTT=off`: a near server would get TCP). The test adds its
  * rule, tagged with a comment naming this run, and removes exactly that rule whatever happens.
  * Needs root (or CAP_NET_ADMIN) and iptables; without them it fails, naming what is missing.
  */
@@ -49,7 +50,7 @@ describe('runtime with UDP blocked by a firewall rule', () => {
     block = new UdpBlock(server.tunnel!.port);
     block.add();
     // The runtime starts once UDP is blocked; the fleet waits for its tunnel (on TCP).
-    const rt = (await fleet.addDevice('udp-blocked', { owner: 'alice', runtime: { args: ['--quic-probe-interval', '500ms'], env: { SVC_TUNNEL_TRANSPORT: 'auto' } } })).runtime!;
+    const rt = (await fleet.addDevice('udp-blocked', { owner: 'alice', runtime: { args: ['--quic-probe-interval', '500ms'], env: { SVC_TUNNEL_TRANSPORT: 'auto', SVC_QUIC_NEAR_RTT: 'off' } } })).runtime!;
     expect(await rt.waitForLog('QUIC unavailable; using TLS over TCP')).toMatchObject({ error: expect.stringMatching(/QUIC connection to 127\.0\.0\.1:\d+ failed/) });
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
     const registry = server.app.get(TunnelRegistry);

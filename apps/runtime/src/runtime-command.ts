@@ -21,6 +21,8 @@ Options:
   --tunnel <host:port>       tunnel address, instead of asking the server (GET /auth/config)
   --transport <mode>         auto (QUIC, else TLS over TCP), quic or tcp (SVC_TUNNEL_TRANSPORT)
   --quic-probe-interval <dur>  auto mode: how often to retry QUIC while on TCP, e.g. 60s (SVC_QUIC_PROBE_INTERVAL)
+  --quic-near-rtt <dur>      auto mode: TCP to a server whose QUIC round trip is below this;
+                             0 or off: QUIC at any distance (SVC_QUIC_NEAR_RTT; default 2ms)
   --docker-socket <path>     container engine socket for docker_exec (SVC_DOCKER_SOCKET; default:
                              /var/run/docker.sock, else podman's rootless or system socket)
   --image-update-interval <dur>  how often containers labelled io.svc.update=true or
@@ -44,6 +46,7 @@ export const RUN_OPTIONS = {
   tunnel: { type: 'string' },
   transport: { type: 'string' },
   'quic-probe-interval': { type: 'string' },
+  'quic-near-rtt': { type: 'string' },
   'docker-socket': { type: 'string' },
   'image-update-interval': { type: 'string' },
   'poll-interval': { type: 'string' },

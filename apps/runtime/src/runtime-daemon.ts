@@ -93,6 +93,7 @@ export async function runDaemon(config: RuntimeConfig, io: RuntimeIo, log: Runti
             connectWithTransport({
               mode: config.transport,
               probeIntervalMs: config.quicProbeIntervalMs,
+              nearRttMs: config.quicNearRttMs,
               quicUnavailable,
               target: async () => (config.tunnel ? await withAnnouncedQuic(config.tunnel, api) : await discoverTunnel(api)),
               open: async (target, carrier, connectTimeoutMs, note) => {

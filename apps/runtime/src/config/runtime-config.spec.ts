@@ -63,6 +63,14 @@ describe('runtime configuration', () => {
     expect(() => loadRuntimeConfig({ transport: 'udp' }, env)).toThrow('--transport: must be one of auto, quic, tcp');
   });
 
+  it('reads the near-server round trip of auto: 2 ms by default, --quic-near-rtt over SVC_QUIC_NEAR_RTT, 0 or off: never', () => {
+    expect(loadRuntimeConfig({}, env).quicNearRttMs).toBe(2);
+    expect(loadRuntimeConfig({}, { ...env, SVC_QUIC_NEAR_RTT: '5ms' }).quicNearRttMs).toBe(5);
+    expect(loadRuntimeConfig({}, { ...env, SVC_QUIC_NEAR_RTT: 'off' }).quicNearRttMs).toBe(0);
+    expect(loadRuntimeConfig({ 'quic-near-rtt': '0' }, { ...env, SVC_QUIC_NEAR_RTT: '5ms' }).quicNearRttMs).toBe(0);
+    expect(() => loadRuntimeConfig({ 'quic-near-rtt': 'near' }, env)).toThrow('--quic-near-rtt: must be a duration');
+  });
+
   it('finds the container engine socket: --docker-socket over SVC_DOCKER_SOCKET, else the usual places', () => {
     expect(loadRuntimeConfig({}, { ...env, XDG_RUNTIME_DIR: '/run/user/1000' }).dockerSockets).toEqual(['/var/run/docker.sock', '/run/user/1000/podman/podman.sock', '/run/podman/podman.sock']);
     expect(loadRuntimeConfig({}, env).dockerSockets).toEqual(['/var/run/docker.sock', '/run/podman/podman.sock']);

@@ -19,6 +19,7 @@ export interface RunFlags {
   reregister?: boolean;
   transport?: string;
   'quic-probe-interval'?: string;
+  'quic-near-rtt'?: string;
   'docker-socket'?: string;
   'image-update-interval'?: string;
 }
@@ -41,6 +42,8 @@ export interface RuntimeConfig {
   reregister: boolean;
   transport: TransportMode;
   quicProbeIntervalMs: number;
+  /** auto: a QUIC round trip below this (ms) means a near server, which gets TCP; 0 = never. */
+  quicNearRttMs: number;
   quicBinding: QuicBindingSetting;
   /** Container engine sockets for the docker operation: the configured one, or the usual places in order. */
   dockerSockets: string[];
@@ -85,6 +88,7 @@ export function loadRuntimeConfig(flags: RunFlags, env: Env): RuntimeConfig {
     reregister: flags.reregister === true,
     transport: flag('transport', parseTransport) ?? vars.transport ?? 'auto',
     quicProbeIntervalMs: flag('quic-probe-interval', parseDuration) ?? vars.quicProbeInterval ?? 60_000,
+    quicNearRttMs: flag('quic-near-rtt', parseIntervalOrOff) ?? vars.quicNearRtt ?? 2,
     quicBinding: vars.quicBinding ?? 'load',
     dockerSockets: dockerSocket ? [dockerSocket] : defaultDockerSockets(env),
     imageUpdateIntervalMs: flag('image-update-interval', parseIntervalOrOff) ?? vars.imageUpdateInterval ?? 300_000,

@@ -66,8 +66,17 @@ export const RUNTIME_VARIABLES = {
   pollInterval: duration('SVC_REGISTRATION_POLL_INTERVAL', 'How often a registering runtime asks whether it was approved (flag `--poll-interval`).', '10s'),
   approvalTimeout: duration('SVC_APPROVAL_TIMEOUT', 'How long a registering runtime waits for approval (flag `--approval-timeout`).', '60m'),
   logLevel: v.oneOf('RUST_LOG', 'Log level of the runtime (flag `--log-level`).', LOG_LEVELS, 'info'),
-  transport: v.oneOf('SVC_TUNNEL_TRANSPORT', 'Tunnel carrier: `auto` (QUIC, falling back to TLS over TCP when UDP is blocked, moving back when QUIC works again), `quic` or `tcp` (flag `--transport`).', TRANSPORT_MODES, 'auto'),
+  transport: v.oneOf('SVC_TUNNEL_TRANSPORT', 'Tunnel carrier: `auto` (QUIC, falling back to TLS over TCP when UDP is blocked, moving back when QUIC works again; TLS over TCP to a near server, see `SVC_QUIC_NEAR_RTT`), `quic` or `tcp` (flag `--transport`).', TRANSPORT_MODES, 'auto'),
   quicProbeInterval: duration('SVC_QUIC_PROBE_INTERVAL', 'In `auto` mode, how often a runtime that fell back to TCP tries QUIC again (flag `--quic-probe-interval`).', '60s'),
+  quicNearRtt: {
+    ...duration(
+      'SVC_QUIC_NEAR_RTT',
+      'In `auto` mode, a server whose QUIC round trip is below this is near (same host, LAN) and gets TLS over TCP, which moves bulk data faster there; `0` or `off`: QUIC whatever the distance (flag `--quic-near-rtt`).',
+      '2ms',
+    ),
+    type: 'duration or `off`',
+    parse: (raw: string | undefined) => parseIntervalOrOff(raw ?? '2ms'),
+  },
   quicBinding: v.oneOf(
     'SVC_QUIC_BINDING',
     '`none`: do not load the native QUIC binding, as on a platform that has none (32-bit ARM): `auto` then uses TLS over TCP and says why in `svc runtime status` and `svc devices status`; `quic` fails.',

@@ -44,6 +44,7 @@ const FLAG_VARIABLES: Partial<Record<keyof RunFlags, string>> = {
   pin: RUNTIME_VARIABLES.pin.name,
   transport: RUNTIME_VARIABLES.transport.name,
   'quic-probe-interval': RUNTIME_VARIABLES.quicProbeInterval.name,
+  'quic-near-rtt': RUNTIME_VARIABLES.quicNearRtt.name,
   'docker-socket': RUNTIME_VARIABLES.dockerSocket.name,
   'image-update-interval': RUNTIME_VARIABLES.imageUpdateInterval.name,
   'poll-interval': RUNTIME_VARIABLES.pollInterval.name,

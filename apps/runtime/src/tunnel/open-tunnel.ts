@@ -9,6 +9,8 @@ export interface OpenTunnel {
   /** Whether the server has operation streams open on it right now. */
   busy(): boolean;
   heartbeatSecs: number;
+  /** QUIC only: the path's smoothed round-trip time as quinn measures it, in whole ms. */
+  roundTripMs?(): number;
   /** Settles with the reason once the tunnel is gone, whoever ended it. */
   closed: Promise<string>;
   /** Clean shutdown: in-flight operations stopped and reaped, streams closed, then the socket. */

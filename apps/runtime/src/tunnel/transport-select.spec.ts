@@ -7,7 +7,7 @@ interface FakeTunnel extends OpenTunnel {
   busyNow: boolean;
 }
 
-function fakeTunnel(carrier: TunnelCarrierName): FakeTunnel {
+function fakeTunnel(carrier: TunnelCarrierName, rttMs?: number): FakeTunnel {
   let lose!: (reason: string) => void;
   const closed = new Promise<string>((resolve) => (lose = resolve));
   const tunnel: FakeTunnel = {
@@ -19,24 +19,26 @@ function fakeTunnel(carrier: TunnelCarrierName): FakeTunnel {
     closed,
     close: async () => lose('shutdown'),
     lose: (reason) => lose(reason),
+    ...(carrier === 'quic' && rttMs !== undefined && { roundTripMs: () => rttMs }),
   };
   return tunnel;
 }
 
-/** `quicWorks` decides, at each attempt, whether QUIC connects. */
-function deps(mode: TransportSelectDeps['mode'], target: TunnelTarget, quicWorks: () => boolean) {
+/** `quicWorks` decides, at each attempt, whether QUIC connects; a QUIC tunnel measures `rttMs` (40 ms: far). */
+function deps(mode: TransportSelectDeps['mode'], target: TunnelTarget, quicWorks: () => boolean, rttMs = 40) {
   const attempts: TunnelCarrierName[] = [];
   const notes: (string | undefined)[] = [];
   const opened: FakeTunnel[] = [];
   const d: TransportSelectDeps = {
     mode,
     probeIntervalMs: 5,
+    nearRttMs: 2,
     target: async () => target,
     open: async (_target, carrier, _timeoutMs, note) => {
       attempts.push(carrier);
       notes.push(note);
       if (carrier === 'quic' && !quicWorks()) throw new Error('QUIC handshake timed out');
-      const tunnel = fakeTunnel(carrier);
+      const tunnel = fakeTunnel(carrier, rttMs);
       opened.push(tunnel);
       return tunnel;
     },
@@ -63,6 +65,33 @@ describe('connectWithTransport', () => {
     const { d, attempts } = deps('auto', both, () => true);
     expect((await connectWithTransport(d)).carrier).toBe('quic');
     expect(attempts).toEqual(['quic']);
+  });
+
+  it('auto takes TCP where QUIC finds the server near, says why, and does not probe', async () => {
+    const { d, attempts, notes } = deps('auto', both, () => true, 0);
+    const tunnel = await connectWithTransport(d);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(tunnel.carrier).toBe('tcp');
+    expect(attempts).toEqual(['quic', 'tcp']);
+    expect(notes).toEqual([undefined, 'auto: the server is near (QUIC round trip 0 ms, under 2 ms), where TCP moves data faster; using TCP']);
+    await tunnel.close();
+  });
+
+  it('auto stays on QUIC at any distance when the near threshold is off (0)', async () => {
+    const { d, attempts } = deps('auto', both, () => true, 0);
+    d.nearRttMs = 0;
+    expect((await connectWithTransport(d)).carrier).toBe('quic');
+    expect(attempts).toEqual(['quic']);
+  });
+
+  it('auto stays on QUIC when TCP does not connect to a near server', async () => {
+    const { d } = deps('auto', both, () => true, 0);
+    const open = d.open;
+    d.open = async (target, carrier, timeoutMs, note) => {
+      if (carrier === 'tcp') throw new Error('TCP blocked');
+      return open(target, carrier, timeoutMs, note);
+    };
+    expect((await connectWithTransport(d)).carrier).toBe('quic');
   });
 
   it('auto goes straight to TCP when the server offers no QUIC', async () => {
@@ -118,5 +147,28 @@ describe('connectWithTransport', () => {
     expect(ended).toBeUndefined();
     opened[1].lose('QUIC path lost');
     expect(await tunnel.closed).toBe('QUIC path lost');
+  });
+
+  it('auto on TCP after a fallback: a probe that finds the server near goes back to TCP and stops probing', async () => {
+    let udp = false;
+    const { d, attempts, notes, opened } = deps('auto', both, () => udp, 1);
+    const tunnel = await connectWithTransport(d);
+    expect(tunnel.carrier).toBe('tcp');
+    udp = true;
+    await until(() => attempts.length === 4);
+    expect(attempts).toEqual(['quic', 'tcp', 'quic', 'tcp']);
+    expect(notes[3]).toMatch(/^auto: the server is near \(QUIC round trip 1 ms/);
+    // The server closing the replaced TCP and QUIC tunnels while the probe decided does not end this one.
+    opened[0].lose('replaced');
+    opened[1].lose('replaced');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(attempts).toHaveLength(4);
+    expect(tunnel.carrier).toBe('tcp');
+    let ended: string | undefined;
+    void tunnel.closed.then((reason) => (ended = reason));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(ended).toBeUndefined();
+    opened[2].lose('TCP path lost');
+    expect(await tunnel.closed).toBe('TCP path lost');
   });
 });

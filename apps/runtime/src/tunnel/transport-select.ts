@@ -10,6 +10,11 @@ export interface TransportSelectDeps {
   mode: TransportMode;
   /** How often a tunnel that fell back to TCP tries QUIC again (auto mode). */
   probeIntervalMs: number;
+  /**
+   * Auto mode: a QUIC tunnel whose round trip is below this (ms) is to a near server (same host,
+   * LAN), where TCP moves bulk data faster: auto then takes TCP. 0: QUIC whatever the distance.
+   */
+  nearRttMs: number;
   /** Where to connect (asks the server, unless the address was configured). */
   target(): Promise<TunnelTarget>;
   /**
@@ -29,8 +34,11 @@ export interface TransportSelectDeps {
  * `--transport quic|tcp` use that carrier only. `auto` tries QUIC when the server offers it and
  * falls back to TLS over TCP when QUIC cannot connect (UDP blocked); while on TCP it probes QUIC
  * every `probeIntervalMs` and, when the probe tunnel comes up while no operation is running,
- * moves onto it (the server replaces the TCP tunnel with it atomically). On a platform without a
- * QUIC binding `auto` takes TCP at once, never probes, and says why (`carrier_note`).
+ * moves onto it (the server replaces the TCP tunnel with it atomically). A QUIC tunnel to a near
+ * server (round trip below `nearRttMs`) is replaced by a TCP one and probing stops: there the
+ * carriers' CPU cost decides and TCP's is lower (docs/architecture.md, "Which carrier `auto`
+ * takes"). On a platform without a QUIC binding `auto` takes TCP at once and never probes. On
+ * TCP, `auto` says why (`carrier_note`).
  */
 export async function connectWithTransport(deps: TransportSelectDeps): Promise<OpenTunnel> {
   const target = await deps.target();
@@ -39,13 +47,15 @@ export async function connectWithTransport(deps: TransportSelectDeps): Promise<O
   const quicOffered = target.transports === undefined || target.transports.includes('quic');
   let note: string | undefined;
   if (quicOffered) {
+    let quic: OpenTunnel | undefined;
     try {
-      return await deps.open(target, 'quic', AUTO_QUIC_TIMEOUT_MS);
+      quic = await deps.open(target, 'quic', AUTO_QUIC_TIMEOUT_MS);
     } catch (error) {
       if (error instanceof TunnelRefusedError) throw error;
       deps.log.warn('QUIC unavailable; using TLS over TCP', { error });
       note = `auto: QUIC did not connect (${(error as Error).message}); using TCP, trying QUIC again every ${Math.round(deps.probeIntervalMs / 1000)} s`;
     }
+    if (quic) return await unlessNear(quic, target, deps);
   }
   const tcp = await deps.open(target, 'tcp', undefined, note);
   return upgradingTunnel(tcp, deps);
@@ -55,12 +65,14 @@ export async function connectWithTransport(deps: TransportSelectDeps): Promise<O
 function upgradingTunnel(tcp: OpenTunnel, deps: TransportSelectDeps): OpenTunnel {
   let current = tcp;
   let probing = false;
+  /** While a probe decides between QUIC and a near server's TCP, the tunnels it replaces end unheeded. */
+  let moving = false;
   let stopped = false;
   let settle!: (reason: string) => void;
   const closed = new Promise<string>((resolve) => (settle = resolve));
   const watch = (tunnel: OpenTunnel) =>
     void tunnel.closed.then((reason) => {
-      if (current !== tunnel) return;
+      if (current !== tunnel || moving) return;
       clearInterval(timer);
       settle(reason);
     });
@@ -75,10 +87,14 @@ function upgradingTunnel(tcp: OpenTunnel, deps: TransportSelectDeps): OpenTunnel
         await quic.close();
         return;
       }
-      current = quic;
+      // The QUIC tunnel replaced the TCP one at the server; a near server gets a TCP one again, and no more probes.
+      moving = true;
+      const chosen = await unlessNear(quic, target, deps).finally(() => (moving = false));
+      current = chosen;
       clearInterval(timer);
-      watch(quic);
-      deps.log.info('tunnel moved to QUIC', { device_id: quic.deviceId, carrier: 'quic' });
+      watch(chosen);
+      if (stopped) await chosen.close();
+      else if (chosen.carrier === 'quic') deps.log.info('tunnel moved to QUIC', { device_id: quic.deviceId, carrier: 'quic' });
     } catch (error) {
       deps.log.debug('QUIC probe failed', { error });
     } finally {
@@ -106,4 +122,24 @@ function upgradingTunnel(tcp: OpenTunnel, deps: TransportSelectDeps): OpenTunnel
       await current.close();
     },
   };
+}
+
+/**
+ * `quic`, unless its round trip says the server is near (below `deps.nearRttMs`): then a TCP
+ * tunnel that says why, which the server puts in the QUIC one's place (closing it, as for any
+ * reconnect). Should TCP not connect, the QUIC tunnel stays.
+ */
+async function unlessNear(quic: OpenTunnel, target: TunnelTarget, deps: TransportSelectDeps): Promise<OpenTunnel> {
+  const rttMs = quic.roundTripMs?.();
+  if (rttMs === undefined || deps.nearRttMs <= 0 || rttMs >= deps.nearRttMs) return quic;
+  const note = `auto: the server is near (QUIC round trip ${rttMs} ms, under ${deps.nearRttMs} ms), where TCP moves data faster; using TCP`;
+  try {
+    const tcp = await deps.open(target, 'tcp', undefined, note);
+    deps.log.info('server is near: tunnel on TCP', { device_id: tcp.deviceId, round_trip_ms: rttMs });
+    return tcp;
+  } catch (error) {
+    if (error instanceof TunnelRefusedError) throw error;
+    deps.log.warn('TCP did not connect; staying on QUIC', { error });
+    return quic;
+  }
 }

@@ -102,7 +102,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   }
   if (answer.streams === TUNNEL_QUIC_STREAMS && 'connection' in socket) {
     const { router, operations } = options;
-    return serveOperationStreams(socket, { deviceId: answer.device_id, heartbeatSecs: answer.heartbeat_secs, router, operations, log });
+    return withRoundTrip(serveOperationStreams(socket, { deviceId: answer.device_id, heartbeatSecs: answer.heartbeat_secs, router, operations, log }), socket);
   }
 
   const server = http2.createServer({
@@ -153,7 +153,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   socket.on('error', (error) => end(`tunnel connection failed: ${error.message}`));
   socket.on('close', () => end('tunnel connection closed by the server'));
 
-  return {
+  return withRoundTrip({
     carrier: options.carrier,
     deviceId: answer.device_id,
     busy: () => openStreams > 0,
@@ -167,7 +167,13 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
       await closed;
       clearTimeout(cut);
     },
-  };
+  }, socket);
+}
+
+/** A QUIC tunnel answers its path's round-trip time (what `auto` decides on, transport-select.ts). */
+function withRoundTrip(tunnel: OpenTunnel, socket: Duplex | QuicTunnelSocket): OpenTunnel {
+  if ('connection' in socket) tunnel.roundTripMs = () => socket.connection.stats().pathRtt;
+  return tunnel;
 }
 
 /** The GOAWAY's debug data as one printable line (the server puts its reason there), or the code. */

@@ -39,6 +39,9 @@ describe('quinn binding (@chainsafe/libp2p-quic 1.1.8)', () => {
       await echoed;
       expect(Buffer.from((await stream.read(1024))!).toString()).toBe('ping');
       expect(await stream.read(1024)).toBeNull();
+      // auto decides on the measured round trip (whole ms; quinn's 333 ms guess before any sample).
+      expect(connection.stats().pathRtt).toEqual(expect.any(Number));
+      expect(connection.stats().pathRtt).toBeLessThan(333);
       connection.abort();
     } finally {
       client.abort();

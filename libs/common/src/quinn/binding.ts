@@ -65,6 +65,8 @@ export interface QuinnConnectionStats {
   frameRxPing: number;
   udpTxDatagrams: number;
   udpRxDatagrams: number;
+  /** quinn's smoothed round-trip time of the path, whole milliseconds (333 before any sample). */
+  pathRtt: number;
 }
 
 export interface QuinnServer {

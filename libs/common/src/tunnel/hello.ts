@@ -14,7 +14,7 @@ export interface HelloRequest {
   api_key: string;
   /**
    * `carrier_note`: why the runtime is on the carrier it is when `auto` did not take QUIC (no
-   * QUIC binding on its platform, UDP blocked); the server shows it in device_status.
+   * QUIC binding on its platform, UDP blocked, a near server); the server shows it in device_status.
    */
   runtime: { version: string; boot_id: string; carrier_note?: string };
   /** On QUIC only: the runtime takes one QUIC stream per operation (TUNNEL_QUIC_STREAMS) instead of reverse HTTP/2. */
