@@ -9,7 +9,8 @@
  *   3. output delay: a device command prints its clock every 20 ms; the time from that stamp to
  *      the moment this process reads the line from `svc exec`'s stdout (one machine, one clock)
  *      [≤ 5 ms].
- * BENCH_SERVER_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server.
+ * BENCH_SERVER_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server,
+ * BENCH_RUNTIME_ARGS the runtime.
  * Run from a build: `node bench/exec.js` (or as part of `npm run bench`).
  */
 const { spawn } = require('node:child_process');
@@ -28,6 +29,7 @@ const DEVICE = 'ex-00000';
 const EXECS = Number(process.env.BENCH_EXECS ?? 300);
 const CLI_RUNS = Number(process.env.BENCH_EXEC_CLI_RUNS ?? 20);
 const TRANSPORT = process.env.BENCH_EXEC_TRANSPORT ?? 'tcp';
+const RUNTIME_FLAGS = (process.env.BENCH_RUNTIME_ARGS ?? '').split(' ').filter(Boolean);
 const TARGETS = { restP50: 1.5, restP99: 3, cli: 0.6, outputMs: 5 };
 
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
@@ -57,7 +59,7 @@ function run(file, args, env) {
 async function startRuntime(dir, serverUrl, apiKey, auth) {
   const home = join(dir, 'runtime-home');
   mkdirSync(home);
-  const child = spawn(process.execPath, [join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', TRANSPORT], {
+  const child = spawn(process.execPath, [...RUNTIME_FLAGS, join(ROOT, 'apps/runtime/dist/main.js'), 'run', '--server', serverUrl, '--ca', join(dir, 'tls', 'cert.pem'), '--transport', TRANSPORT], {
     env: { ...process.env, SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
     stdio: 'ignore',
   });

@@ -17,6 +17,7 @@ import { AUDIT_ACTIONS } from '../apps/server/src/audit/audit-actions';
 import { ReportStore } from '../apps/server/src/deployments/report-store';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { AUDIT, REGISTRATIONS, REPORTS } from '../apps/server/src/storage/records';
+import { AuditWriter } from '../apps/server/src/audit/audit-writer';
 
 type Entry = { timestamp: string; user: string; action: string; details: string };
 
@@ -202,6 +203,8 @@ describe('audit logs', () => {
 
     expect((await server.api.patch('/devices/aud-1', { name: 'aud one' }, owner)).status).toBe(200);
 
+    // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
+    await server.app.get(AuditWriter, { strict: false }).flush();
     const stored = await server.app.get(Storage).collection(AUDIT).find({});
     const checkedElsewhere: string[] = ['device.files_synced', 'device.deployment_rolled_back', 'access.refused'];
     expect(new Set(stored.map((e) => e.action))).toEqual(new Set(AUDIT_ACTIONS.filter((action) => !checkedElsewhere.includes(action))));
@@ -228,6 +231,8 @@ describe('audit logs', () => {
     for (const key of apiKeys) expect(key).toMatch(/^svc_/);
     await server.api.get('/users', { adminKey: 'wrong-admin-key-value' });
     const secrets = [...apiKeys, TEST_ADMIN_KEY, 'wrong-admin-key-value', owner.token!];
+    // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
+    await server.app.get(AuditWriter, { strict: false }).flush();
     const audit = JSON.stringify(await server.app.get(Storage).collection(AUDIT).find({}));
     const logged = output.join('');
     expect(logged).toMatch(/"msg":"request"/);

@@ -24,6 +24,9 @@ import {
 } from './fixtures/oidc';
 import { startStubIssuer, StubIssuerHandle } from './fixtures/oidc-stub-issuer';
 
+// The module object passport-jwt calls (an ES namespace import would be a copy that a spy cannot reach).
+const jsonwebtoken: typeof import('jsonwebtoken') = require('jsonwebtoken');
+
 @Controller('whoami')
 class WhoAmIController {
   @Get()
@@ -109,6 +112,20 @@ describe('access tokens from a real identity provider', () => {
   it('accepts an ES256 token and one expired less than the 30 s skew allowance ago', async () => {
     expect((await server.call(signTokenWithProviderKey(idp, claims(), { alg: 'ES256' }))).status).toBe(200);
     expect((await server.call(signTokenWithProviderKey(idp, claims({ iat: now() - 3610, exp: now() - 10 })))).status).toBe(200);
+  });
+
+  it('checks a token once: the same token again is answered from memory, any other token is checked', async () => {
+    const verify = jest.spyOn(jsonwebtoken, 'verify');
+    try {
+      const token = signTokenWithProviderKey(idp, claims({ email: 'dora@example.com' }));
+      expect((await server.call(token)).body.email).toBe('dora@example.com');
+      expect((await server.call(token)).body.email).toBe('dora@example.com');
+      expect(verify).toHaveBeenCalledTimes(1);
+      expect((await server.call(tamperSignature(token))).status).toBe(401);
+      expect(verify).toHaveBeenCalledTimes(2);
+    } finally {
+      verify.mockRestore();
+    }
   });
 
   it.each([

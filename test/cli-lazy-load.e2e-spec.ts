@@ -1,7 +1,8 @@
 /**
  * A command loads only what it uses (docs/cli.md): the real `svc` binary, with a preload that
  * records every module the process loaded. `svc exec` must not load the deploy-file reader (YAML,
- * the schema compiler), the MCP server, file transfer, nor Node's fetch (undici); `svc deploy`
+ * the schema compiler), the MCP server, file transfer, Node's fetch (undici), libs/common's barrel
+ * nor the batch exec client (for --devices only); `svc deploy`
  * and `svc mcp` still load what they need when they run.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ interface Loaded {
 const DEPLOY_ONLY = [/node_modules\/ajv\//, /node_modules\/yaml\//, /dist\/deploy\//];
 const MCP_ONLY = [/node_modules\/@modelcontextprotocol\//, /dist\/mcp\//];
 const FILES_ONLY = [/dist\/sdk\/device-files\.js$/, /dist\/sdk\/files-http\.js$/];
+/** libs/common's barrel (all of it) and the parts exec has no use for: svc exec imports what it uses from subpaths. */
+const COMMON_UNUSED_BY_EXEC = [/libs\/common\/dist\/index\.js$/, /libs\/common\/dist\/(files|quinn)\//, /libs\/common\/dist\/deployments\/channel\.js$/];
 
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -59,12 +62,13 @@ describe('svc loads what a command needs, lazily (real binary)', () => {
 
   const matching = (files: string[], patterns: RegExp[]) => files.filter((file) => patterns.some((pattern) => pattern.test(file.replace(/\\/g, '/'))));
 
-  it('svc exec loads neither the deploy-file reader, the MCP server, file transfer nor fetch', async () => {
+  it("svc exec loads neither the deploy-file reader, the MCP server, file transfer, fetch nor libs/common's barrel", async () => {
     const { loaded, code, stderr } = await loadedBy(['exec', 'edge-1', '--', 'true']);
     expect(code).not.toBe(0);
     expect(stderr).toMatch(/Cannot reach the server/);
     expect(loaded.files.some((file) => file.includes('dist/commands/exec.js'))).toBe(true);
-    expect(matching(loaded.files, [...DEPLOY_ONLY, ...MCP_ONLY, ...FILES_ONLY])).toEqual([]);
+    expect(matching(loaded.files, [...DEPLOY_ONLY, ...MCP_ONLY, ...FILES_ONLY, ...COMMON_UNUSED_BY_EXEC])).toEqual([]);
+    expect(matching(loaded.files, [/dist\/sdk\/exec-batch\.js$/])).toEqual([]);
     expect(loaded.builtins.filter((name) => name.includes('undici'))).toEqual([]);
   });
 

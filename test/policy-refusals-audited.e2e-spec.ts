@@ -10,6 +10,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { registerDevice, startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { AUDIT } from '../apps/server/src/storage/records';
+import { AuditWriter } from '../apps/server/src/audit/audit-writer';
 
 const OWNER = 'owner@refusals.test';
 const MEMBER = 'member@refusals.test';
@@ -22,7 +23,11 @@ describe('refusals are audited where AccessPolicy decides them', () => {
   let idp: IdentityProviderHandle;
   let server: TestServer;
   const as = (email: string): Promise<Caller> => server.login(email);
-  const refusals = async (): Promise<Entry[]> => (await server.app.get(Storage).collection(AUDIT).find({ action: 'access.refused' })) as Entry[];
+  // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
+  const refusals = async (): Promise<Entry[]> => {
+    await server.app.get(AuditWriter, { strict: false }).flush();
+    return (await server.app.get(Storage).collection(AUDIT).find({ action: 'access.refused' })) as Entry[];
+  };
   const deviceLog = async (deviceId: string, caller: Caller): Promise<Entry[]> =>
     (await server.api.post('/devices/audit-logs', { device: deviceId }, caller)).body.logs as Entry[];
 

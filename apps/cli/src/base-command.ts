@@ -1,5 +1,7 @@
 import { Command, Errors, Flags, Interfaces, toConfiguredId, ux } from '@oclif/core';
-import { CredentialsFileError, DomainError, escapeJsonControls } from '@svc/common';
+import { escapeJsonControls } from '@svc/common/control-chars';
+import { CredentialsFileError } from '@svc/common/credentials-file';
+import { DomainError } from '@svc/common/errors';
 import { CliSettings, loadCliSettings } from './config/cli-settings';
 import { EXIT, exitCodeFor } from './exit-codes';
 import { escapeTerminal } from './output/terminal-text';

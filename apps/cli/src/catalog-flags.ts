@@ -1,4 +1,4 @@
-import { findOperation, OperationContract, OperationName, ParamSpec } from '@svc/common';
+import { findOperation, OperationContract, OperationName, ParamSpec } from '@svc/common/operations';
 
 /**
  * What a command's flag restates of an operation's parameter, read from its catalog entry (route

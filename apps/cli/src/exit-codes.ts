@@ -1,4 +1,4 @@
-import { DomainError } from '@svc/common';
+import { DomainError } from '@svc/common/errors';
 
 /**
  * Exit codes of every `svc` command (docs/cli.md): scripts can tell a negative answer from a

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@svc/common';
+import { InvalidInputError } from '@svc/common/errors';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

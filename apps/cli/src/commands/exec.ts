@@ -1,12 +1,11 @@
 import { Args, Flags } from '@oclif/core';
-import { DomainError, InvalidInputError } from '@svc/common';
+import { DomainError, InvalidInputError } from '@svc/common/errors';
 import { SvcCommand } from '../base-command';
 import { catalogDefault } from '../catalog-flags';
 import { exitCodeFor } from '../exit-codes';
 import { batchTarget, devicesFlag } from '../flags';
 import { passThrough } from '../forward/pass-through-args';
 import { ExecJsonOutput, killedNote, printBatch, printBatchJson, rawOutput } from '../output/exec-output';
-import { execBatchLines } from '../sdk/exec-batch';
 import { execStream } from '../sdk/exec-stream';
 
 const OUTPUT_CLOSED = new Error('output closed');
@@ -67,6 +66,7 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
 
   private async runBatch(devices: string[], command: string[]): Promise<number> {
     const timeout = this.flags.timeout;
+    const { execBatchLines } = require('../sdk/exec-batch') as typeof import('../sdk/exec-batch');
     return whileOutputOpen((signal) => {
       const lines = execBatchLines(this.client, { devices, command, timeout_secs: timeout }, signal);
       return this.jsonEnabled() ? printBatchJson(lines, devices, timeout) : printBatch(lines, timeout);

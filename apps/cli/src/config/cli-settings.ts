@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configDirectory, credentialsFilePath, InvalidInputError, ServerTrust } from '@svc/common';
+import { configDirectory, credentialsFilePath } from '@svc/common/credentials-file';
+import { InvalidInputError } from '@svc/common/errors';
+import { ServerTrust } from '@svc/common/tls-trust';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@svc/common';
+import { InvalidInputError } from '@svc/common/errors';
 
 /**
  * The words after `--` on the command line (`svc exec edge-1 -- ls -la`): passed on untouched, so

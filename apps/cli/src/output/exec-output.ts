@@ -1,4 +1,6 @@
-import { DomainError, escapeControls, ExecResult } from '@svc/common';
+import { escapeControls } from '@svc/common/control-chars';
+import { DomainError } from '@svc/common/errors';
+import { ExecResult } from '@svc/common/operations';
 import type { ExecBatchLine } from '../sdk/exec-batch';
 import type { ExecStreamExit, OutputStreamName } from '../sdk/exec-stream';
 import { JsonStreamWriter, write } from './json-stream';

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
-import { escapeControls } from '@svc/common';
+import { escapeControls } from '@svc/common/control-chars';
 
 /**
  * JSON written piece by piece, so that a string value of any size (a command's whole output)

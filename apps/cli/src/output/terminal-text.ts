@@ -1,4 +1,4 @@
-import { CONTROL_CHARS } from '@svc/common';
+import { CONTROL_CHARS } from '@svc/common/control-chars';
 
 /**
  * Text that came from devices or other users (hostnames, names, audit details) is shown with

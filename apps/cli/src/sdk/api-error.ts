@@ -1,4 +1,4 @@
-import { ServerUnreachableError } from '@svc/common';
+import { ServerUnreachableError } from '@svc/common/error-answer';
 
 export { ServerUnreachableError };
 

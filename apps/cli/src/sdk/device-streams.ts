@@ -1,17 +1,9 @@
 import { ClientHttp2Session, ClientHttp2Stream, connect as http2Connect, constants as h2 } from 'node:http2';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
-import {
-  encodeStreamArgs,
-  ErrorAnswer,
-  errorFromAnswer,
-  ForwardTarget,
-  serverTlsOptions,
-  ServerTrust,
-  ServerUnreachableError,
-  TUNNEL_HEADERS,
-  TUNNEL_HTTP2,
-  untrustedServerReason,
-} from '@svc/common';
+import { ErrorAnswer, errorFromAnswer, ServerUnreachableError } from '@svc/common/error-answer';
+import { serverTlsOptions, ServerTrust, untrustedServerReason } from '@svc/common/tls-trust';
+import { encodeStreamArgs, TUNNEL_HEADERS, TUNNEL_HTTP2 } from '@svc/common/tunnel';
+import type { ForwardTarget } from '@svc/common';
 import { parseJsonOr, plainGet } from './plain-get';
 
 /** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { DomainError } from '@svc/common';
+import { DomainError } from '@svc/common/errors';
 import type { SvcClient } from './svc-client';
 
 /** The NDJSON lines of POST /api/exec for a batch (docs/protocol.md, "Exec"), each tagged with its device. */

@@ -1,18 +1,9 @@
 import type { ClientHttp2Stream } from 'node:http2';
 import { constants as osConstants } from 'node:os';
 import { pipeline, Readable } from 'node:stream';
-import {
-  encodeDataFrames,
-  ErrorFrameBody,
-  errorFromFrame,
-  ExitFrameBody,
-  Frame,
-  FrameDecoder,
-  FrameType,
-  parseFramePayload,
-  resetStream,
-  stdinEofFrame,
-} from '@svc/common';
+import { errorFromFrame } from '@svc/common/error-answer';
+import { resetStream } from '@svc/common/stream-splice';
+import { encodeDataFrames, ErrorFrameBody, ExitFrameBody, Frame, FrameDecoder, FrameType, parseFramePayload, stdinEofFrame } from '@svc/common/tunnel';
 import { DeviceStreamError, DeviceStreams } from './device-streams';
 
 export type OutputStreamName = 'stdout' | 'stderr';

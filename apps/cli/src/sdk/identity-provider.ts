@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@svc/common';
+import { InvalidInputError } from '@svc/common/errors';
 import { CliSettings, isLoopback } from '../config/cli-settings';
 import { RestClient } from './rest-client';
 

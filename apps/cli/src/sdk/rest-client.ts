@@ -1,6 +1,8 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { DomainError, ErrorAnswer, errorFromAnswer, HttpMethod } from '@svc/common';
+import { ErrorAnswer, errorFromAnswer } from '@svc/common/error-answer';
+import { DomainError } from '@svc/common/errors';
+import { HttpMethod } from '@svc/common/operations';
 import { ServerUnreachableError } from './api-error';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;

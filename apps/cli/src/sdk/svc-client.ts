@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP, DeployJobsResult, DeployRequest, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common';
+import { DeployJobsResult, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common/operations';
+import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP } from '@svc/common/tunnel';
+import type { DeployRequest } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
 import { UserSession } from './user-session';
 import type { DeviceFiles } from './device-files';

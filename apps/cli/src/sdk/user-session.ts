@@ -1,4 +1,5 @@
-import { OAuth2TokenRecord, readCredentials, UnauthenticatedError, updateCredentials } from '@svc/common';
+import { OAuth2TokenRecord, readCredentials, updateCredentials } from '@svc/common/credentials-file';
+import { UnauthenticatedError } from '@svc/common/errors';
 import { CliSettings } from '../config/cli-settings';
 import { RestClient } from './rest-client';
 import { describeOAuthError, discoverProvider, openIdClient, resolveOAuthSettings } from './identity-provider';

@@ -5,6 +5,7 @@ import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { Clock, DAY_MS } from '../common/clock';
 import type { AuditRecord } from '../storage/records';
 import { AuditRepository } from './audit.repository';
+import { AuditWriter } from './audit-writer';
 import { actorName, Principal } from '../auth/principal';
 import type { AuditAction } from './audit-actions';
 import { requestViaBrowser, requestViaMcp } from '../logging/request-context';
@@ -28,12 +29,17 @@ export class AuditService {
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly repository: AuditRepository,
+    private readonly writer: AuditWriter,
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Inside a storage transaction the entry is written in it; otherwise it is queued and written
+   * a turn later (AuditWriter), and this resolves at once.
+   */
   async record(actor: Principal | string, action: AuditAction, subject: AuditSubject): Promise<void> {
     const timestamp = this.clock.now();
-    await this.repository.insert({
+    await this.writer.write({
       id: randomUUID(),
       timestamp,
       user: typeof actor === 'string' ? actor : actorName(actor),
@@ -48,15 +54,18 @@ export class AuditService {
 
   /** When `action` was last recorded for a device (e.g. its last removal), or null. */
   async lastRecorded(deviceId: string, action: AuditAction): Promise<Date | null> {
+    await this.writer.flush();
     return (await this.repository.latest(deviceId, action))?.timestamp ?? null;
   }
 
   /** A device id's `device.removed` entries, newest first: who owned it, and its history's start (AccessPolicy). */
-  removals(deviceId: string): Promise<AuditRecord[]> {
+  async removals(deviceId: string): Promise<AuditRecord[]> {
+    await this.writer.flush();
     return this.repository.removals(deviceId);
   }
 
   async forDevice(deviceId: string, query: { since?: Date; until?: Date; max: number }): Promise<AuditEntry[]> {
+    await this.writer.flush();
     const entries = await this.repository.forDevice({ deviceId, ...query });
     return entries.map((e) => ({ timestamp: e.timestamp.toISOString(), user: e.user, action: e.action, details: e.details }));
   }

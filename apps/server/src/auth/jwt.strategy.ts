@@ -11,6 +11,7 @@ import { accountEmail, claimedEmail } from './email-claims';
 import { IssuerDiscovery } from './issuer-discovery';
 import type { TokenIdentity } from './token-identity';
 import { UserinfoEmailResolver } from './userinfo-email.resolver';
+import { VerifiedTokens } from './verified-tokens';
 
 export const JWT_STRATEGY = 'jwt';
 
@@ -25,11 +26,14 @@ const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 /**
  * Validates `Authorization: Bearer <JWT>` access tokens: signature from the issuer's JWKS
  * (discovered on first use), `iss` equal to OAUTH_ISSUER, OAUTH_AUDIENCE among `aud`, `exp` with
- * 30 s of tolerance. Puts a TokenIdentity on `request.user`. Never logs tokens.
+ * 30 s of tolerance. Puts a TokenIdentity on `request.user`. Never logs tokens. A token seen
+ * before is taken from VerifiedTokens (until its expiry, at most a minute) instead of being
+ * checked again.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   private readonly userinfo: UserinfoEmailResolver;
+  private readonly verified = new VerifiedTokens();
 
   constructor(@Inject(SERVER_CONFIG) config: ServerConfig) {
     const discovery = new IssuerDiscovery(config.oauth.issuer);
@@ -52,6 +56,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     this.userinfo = new UserinfoEmailResolver(discovery);
   }
 
+  override authenticate(req: Request, options?: object): void {
+    const token = bearerToken(req);
+    const identity = token ? this.verified.identityOf(token) : undefined;
+    if (identity) this.success(identity);
+    else super.authenticate(req, options);
+  }
+
   async validate(req: Request, payload: Record<string, unknown>): Promise<TokenIdentity> {
     const { iss, sub, exp } = payload;
     if (typeof sub !== 'string' || sub === '') throw new UnauthenticatedError('Access token has no subject (sub claim)');
@@ -63,7 +74,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       );
     }
     // passport-jwt has checked that `iss` equals OAUTH_ISSUER.
-    return { issuer: String(iss), subject: sub, email: accountEmail(claimed), tokenExpiresAt: exp };
+    const identity: TokenIdentity = { issuer: String(iss), subject: sub, email: accountEmail(claimed), tokenExpiresAt: exp };
+    this.verified.remember(bearerToken(req)!, identity);
+    return identity;
   }
 }
 

@@ -1,5 +1,5 @@
 import { constants as osConstants } from 'node:os';
-import { pipeline } from 'node:stream';
+import { finished } from 'node:stream';
 import {
   DeviceOfflineError,
   DomainError,
@@ -50,7 +50,11 @@ export async function driveExec(
   body.end();
 
   const decoder = new FrameDecoder();
-  pipeline(body, decoder, () => undefined);
+  // pipe + finished rather than pipeline: pipeline aborts an AbortController of its own when it
+  // completes, a DOMException with a stack trace on every exec. A body that fails or closes before
+  // its end still ends the loop below with an error (the device went away).
+  body.pipe(decoder);
+  finished(body, { writable: false }, (error) => error && decoder.destroy(error));
   const onAbort = () => {
     tunnel.abort();
     decoder.destroy();

@@ -77,6 +77,8 @@ export abstract class Storage {
    * the outer transaction.
    */
   abstract transaction<R>(work: () => Promise<R>): Promise<R>;
+  /** Whether the caller runs inside `transaction(work)`, so that a write it makes joins it. */
+  abstract inTransaction(): boolean;
   /** Resolves when the store answers; used by /health. */
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;

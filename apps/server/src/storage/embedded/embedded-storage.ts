@@ -77,7 +77,7 @@ export class EmbeddedStorage extends Storage {
   }
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {
-    if (this.context.getStore()?.active) return work();
+    if (this.inTransaction()) return work();
     return this.mutex.runExclusive(async () => {
       const context: TransactionContext = { active: true };
       this.guard(() => this.db.exec('BEGIN IMMEDIATE'));
@@ -92,6 +92,10 @@ export class EmbeddedStorage extends Storage {
         throw error;
       }
     });
+  }
+
+  inTransaction(): boolean {
+    return this.context.getStore()?.active === true;
   }
 
   async ping(): Promise<void> {
@@ -112,7 +116,7 @@ export class EmbeddedStorage extends Storage {
    * runs at once: nothing can interleave with it, and the queue is not paid for.
    */
   private async serialised<R>(step: () => R): Promise<R> {
-    if (this.context.getStore()?.active || this.mutex.idle) return this.guard(step);
+    if (this.inTransaction() || this.mutex.idle) return this.guard(step);
     return this.mutex.runExclusive(() => this.guard(step));
   }
 

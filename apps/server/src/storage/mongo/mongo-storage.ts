@@ -61,7 +61,7 @@ export class MongoStorage extends Storage {
   }
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {
-    if (this.sessions.getStore()) return work();
+    if (this.inTransaction()) return work();
     return this.guard(async () => {
       const session = await this.connection.startSession();
       try {
@@ -75,6 +75,10 @@ export class MongoStorage extends Storage {
         await session.endSession();
       }
     });
+  }
+
+  inTransaction(): boolean {
+    return this.sessions.getStore() !== undefined;
   }
 
   async ping(): Promise<void> {
