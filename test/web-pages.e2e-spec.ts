@@ -155,6 +155,33 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await eventually('the clone running on the page', async () => (await panel.locator('[data-deployment-status]').getAttribute('data-deployment-status')) === 'running' && (await panel.locator('.deployment-status strong').textContent()) === cloneId);
   });
 
+  it('shows an automatic rollback and its reason: a deployment whose job never gets healthy', async () => {
+    const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
+    const good = (await deploymentsOf('dev-1')).find((d) => d.active)!.id;
+    await panel.locator(`tr[data-deployment="${good}"]`).getByRole('button', { name: 'Clone' }).click();
+    const cloned = await panel.getByRole('status').filter({ hasText: 'Cloned' }).textContent();
+    const bad = new RegExp(`Cloned ${good} into (\\S+)\\.`).exec(cloned!)![1];
+    const broken = serviceJob('api', { steps: [{ name: 'main', run: ['sleep', '3600'] }], observe: { health: { every: '200ms', observe: 'exit 1', fails_after: 2 } } });
+    const request = deployRequest([broken], { deployment_id: bad, mode: 'replace', rollback: { on_health_failure: 'any', stabilization_period_secs: 20 } });
+    await panel.getByLabel(/Deploy request/).fill(JSON.stringify(request));
+    await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await panel.getByRole('status').filter({ hasText: `Deployed into ${bad}.` }).waitFor();
+    await panel.locator(`tr[data-deployment="${bad}"]`).getByRole('button', { name: 'Activate' }).click();
+    await panel.getByRole('status').filter({ hasText: `Activated ${bad}.` }).waitFor();
+
+    // The page sees the device go back to the good deployment, and says why.
+    const note = panel.getByRole('note').filter({ hasText: `Active after a rollback from ${bad}` });
+    await eventually('the rollback on the page', async () => (await note.count()) === 1, { describe: async () => (await panel.textContent()) ?? '' });
+    expect(await note.textContent()).toMatch(/job api is running, unhealthy/);
+    await expect(panel.locator(`tr[data-deployment="${good}"] td`).nth(1).textContent()).resolves.toBe('active');
+    await panel.getByRole('button', { name: bad, exact: true }).click();
+    await expect(panel.getByRole('note').filter({ hasText: `Rolled back to ${good}` }).textContent()).resolves.toMatch(/job api is running, unhealthy/);
+    await expect(panel.locator('[data-deployment-status]').getAttribute('data-deployment-status')).resolves.toBe('rolled_back');
+    await shoot(alice, 'device-rollback');
+    await panel.getByRole('button', { name: `Remove ${bad}` }).click();
+    await panel.getByRole('status').filter({ hasText: `Removed ${bad}.` }).waitFor();
+  });
+
   it('shares the device with a viewer, who is offered no write control and is refused anyway; then stops sharing', async () => {
     const access = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Access' }) });
     await access.getByText('Not shared.').waitFor();

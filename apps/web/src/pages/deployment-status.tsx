@@ -7,7 +7,7 @@ import { formatLastSeen } from '../format';
 import { JobLogs } from './job-logs';
 
 /** How often the status is asked again while shown: the device reports on its own schedule. */
-const REFRESH_MS = 3000;
+export const REFRESH_MS = 3000;
 
 /**
  * A deployment's status as the device last reported it (POST /devices/deployments/status): the

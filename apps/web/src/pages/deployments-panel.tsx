@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
 import { activateDeployment, cloneDeployment, listDeployments, removeDeployment } from '../api/deployments';
 import { ActionResult } from '../components/action-result';
@@ -7,7 +7,7 @@ import { useAction } from '../components/use-action';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen } from '../format';
 import { DeployForm } from './deploy-form';
-import { DeploymentStatusView } from './deployment-status';
+import { DeploymentStatusView, REFRESH_MS } from './deployment-status';
 
 /**
  * A device's deployments (POST /devices/deployments/list): which is active, the status of the
@@ -17,6 +17,12 @@ export function DeploymentsPanel({ api, device, canDeploy }: { api: ApiClient; d
   const list = useLoad(() => listDeployments(api, device), device);
   const [chosen, setChosen] = useState<string | null>(null);
   const action = useAction();
+  // Asked again while shown: a rollback on the device changes which deployment is active.
+  const { reload } = list;
+  useEffect(() => {
+    const timer = setInterval(reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
   const deployments = list.data ?? [];
   const shown = chosen ?? deployments.find((d) => d.active)?.id ?? null;
 
