@@ -25,7 +25,7 @@ const spec: FleetSpec = {
   // Alice administers the server; users of pages.test need no approval, anyone else waits for it.
   env: { USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'pages.test', ADMIN_EMAILS: ALICE },
   users: { alice: ALICE, victor: VICTOR },
-  orgs: { acme: { owner: 'alice', members: { victor: 'viewer' } } },
+  orgs: { acme: { owner: 'alice', members: { victor: 'viewer' } }, hidden: { owner: 'alice' } },
   devices: {
     'dev-1': { owner: 'alice', hostname: 'kitchen-pi', runtime: true },
     'dev-2': { owner: 'alice', hostname: 'garage-gateway' },
@@ -305,5 +305,19 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await alice.getByRole('status').filter({ hasText: `Approved ${NEWCOMER}.` }).waitFor();
     await alice.getByText('Nobody is waiting.').waitFor();
     expect((await fleet.server.api.get('/me', newcomer)).status).toBe(200);
+  });
+
+  it('answers what the caller may do on the server and on an organization, from AccessPolicy', async () => {
+    const api = fleet.server.api;
+    const [aliceCaller, victorCaller] = [fleet.user('alice').caller, fleet.user('victor').caller];
+    expect((await api.get('/me/capabilities', aliceCaller)).body).toEqual({ capabilities: ['server:create-orgs', 'server:manage-users'] });
+    expect((await api.get('/me/capabilities', victorCaller)).body).toEqual({ capabilities: [] });
+    expect((await api.get('/orgs/acme/capabilities', aliceCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices', 'org:manage', 'org:move-devices', 'org:delete'] });
+    expect((await api.get('/orgs/acme/capabilities', victorCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices'] });
+    // An organization the caller cannot see does not exist for it; no credentials, no answer.
+    const hidden = await api.get('/orgs/hidden/capabilities', victorCaller);
+    expect([hidden.status, (hidden.body as { code: string }).code]).toEqual([404, 'NOT_FOUND']);
+    expect((await api.get('/orgs/no-such-org/capabilities', aliceCaller)).status).toBe(404);
+    for (const path of ['/me/capabilities', '/orgs/acme/capabilities']) expect((await api.get(path)).status).toBe(401);
   });
 });
