@@ -147,7 +147,13 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await panel.getByRole('status').filter({ hasText: `Activated ${cloneId}.` }).waitFor();
     await expect(clone.getByRole('cell').nth(1).textContent()).resolves.toBe('active');
 
+    // Removal asks first; Cancel keeps it, and the confirmation takes the keyboard's focus.
     await panel.getByRole('button', { name: `Remove ${deploymentId}` }).click();
+    await panel.getByRole('group', { name: `Confirm removal of ${deploymentId}` }).getByRole('button', { name: 'Cancel' }).click();
+    expect(await panel.locator(`tr[data-deployment="${deploymentId}"]`).count()).toBe(1);
+    await panel.getByRole('button', { name: `Remove ${deploymentId}` }).click();
+    await panel.getByRole('group', { name: `Confirm removal of ${deploymentId}` }).getByRole('button', { name: 'Yes, remove' }).waitFor();
+    await alice.keyboard.press('Enter');
     await panel.getByRole('status').filter({ hasText: `Removed ${deploymentId}.` }).waitFor();
     await eventually('the original gone from the page', async () => (await panel.locator(`tr[data-deployment="${deploymentId}"]`).count()) === 0);
     expect(await deploymentsOf('dev-1')).toEqual([expect.objectContaining({ id: cloneId, active: true })]);
@@ -179,6 +185,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await expect(panel.locator('[data-deployment-status]').getAttribute('data-deployment-status')).resolves.toBe('rolled_back');
     await shoot(alice, 'device-rollback');
     await panel.getByRole('button', { name: `Remove ${bad}` }).click();
+    await panel.getByRole('button', { name: 'Yes, remove' }).click();
     await panel.getByRole('status').filter({ hasText: `Removed ${bad}.` }).waitFor();
   });
 

@@ -4,6 +4,7 @@ import { activateDeployment, cloneDeployment, listDeployments, removeDeployment 
 import { ActionResult } from '../components/action-result';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
 import { useAction } from '../components/use-action';
+import { useFocusOnMount } from '../components/use-focus';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen } from '../format';
 import { DeployForm } from './deploy-form';
@@ -16,6 +17,7 @@ import { DeploymentStatusView, REFRESH_MS } from './deployment-status';
 export function DeploymentsPanel({ api, device, canDeploy }: { api: ApiClient; device: string; canDeploy: boolean }) {
   const list = useLoad(() => listDeployments(api, device), device);
   const [chosen, setChosen] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<string | null>(null);
   const action = useAction();
   // Asked again while shown: a rollback on the device changes which deployment is active.
   const { reload } = list;
@@ -67,9 +69,18 @@ export function DeploymentsPanel({ api, device, canDeploy }: { api: ApiClient; d
                         <button type="button" class="secondary small" disabled={action.busy} onClick={() => action.run(() => cloneDeployment(api, device, d.id), (c) => `Cloned ${d.id} into ${c.id}.`, list.reload)}>
                           Clone
                         </button>
-                        <button type="button" class="danger small" aria-label={`Remove ${d.id}`} disabled={action.busy} onClick={() => action.run(() => removeDeployment(api, device, d.id), `Removed ${d.id}.`, () => { setChosen(null); list.reload(); })}>
-                          Remove
-                        </button>
+                        {removing === d.id ? (
+                          <ConfirmRemoval
+                            id={d.id}
+                            busy={action.busy}
+                            onConfirm={() => action.run(() => removeDeployment(api, device, d.id), `Removed ${d.id}.`, () => { setRemoving(null); setChosen(null); list.reload(); })}
+                            onCancel={() => setRemoving(null)}
+                          />
+                        ) : (
+                          <button type="button" class="danger small" aria-label={`Remove ${d.id}`} disabled={action.busy} onClick={() => setRemoving(d.id)}>
+                            Remove…
+                          </button>
+                        )}
                       </span>
                     ) : (
                       '—'
@@ -90,5 +101,20 @@ export function DeploymentsPanel({ api, device, canDeploy }: { api: ApiClient; d
         </details>
       )}
     </div>
+  );
+}
+
+/** Removing a deployment asks first; the confirmation takes the keyboard's focus (Enter removes, Cancel keeps it). */
+function ConfirmRemoval({ id, busy, onConfirm, onCancel }: { id: string; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const yes = useFocusOnMount<HTMLButtonElement>();
+  return (
+    <span class="confirm" role="group" aria-label={`Confirm removal of ${id}`}>
+      <button type="button" class="danger small" ref={yes} disabled={busy} onClick={onConfirm}>
+        Yes, remove
+      </button>
+      <button type="button" class="secondary small" onClick={onCancel}>
+        Cancel
+      </button>
+    </span>
   );
 }
