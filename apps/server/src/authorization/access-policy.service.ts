@@ -11,6 +11,7 @@ import {
   grantAllows,
   isOrgId,
   NotFoundError,
+  ORG_CAPABILITIES,
   OrgCapability,
   orgDecision,
   OrgRole,
@@ -18,6 +19,7 @@ import {
   ownerChangeRefusal,
   parseScope,
   Scope,
+  SERVER_CAPABILITIES,
   ServerCapability,
   serverAllows,
   toToolRole,
@@ -194,6 +196,19 @@ export class AccessPolicy {
   async requireServer(principal: Principal, capability: ServerCapability): Promise<void> {
     if (serverAllows(orgSubject(principal).serverAdmin, capability)) return;
     throw await this.refusals.refused(principal, capability, {}, new ForbiddenError('Administrator privileges required'));
+  }
+
+  /** Every server capability the caller holds (for clients that hide what would be refused). */
+  serverCapabilities(principal: Principal): ServerCapability[] {
+    const { serverAdmin } = orgSubject(principal);
+    return SERVER_CAPABILITIES.filter((capability) => serverAllows(serverAdmin, capability));
+  }
+
+  /** Every capability the caller holds on an organization; a hidden one is not found, as requireOrg has it. */
+  async orgCapabilities(principal: Principal, orgId: string): Promise<OrgCapability[]> {
+    const org = await this.requireOrg(principal, orgId, 'org:view');
+    const subject = orgSubject(principal);
+    return ORG_CAPABILITIES.filter((capability) => orgDecision(subject, org, capability) === 'allowed');
   }
 
   /** The organizations a caller may list: its own, or all of them for server administrators. */

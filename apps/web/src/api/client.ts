@@ -29,6 +29,22 @@ export class ApiClient {
     return this.json<T>('POST', path, body);
   }
 
+  /** Any method with a JSON body and a JSON answer (DELETE, PATCH, …). */
+  request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.json<T>(method, path, body);
+  }
+
+  /** A GET whose text answer is read as it arrives (a followed log); fails like `get` on an error status. */
+  async readText(path: string, onText: (text: string) => void, signal?: AbortSignal): Promise<void> {
+    const res = await this.send('GET', path, undefined, 'text/plain, application/json', signal);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      onText(value);
+    }
+  }
+
   /** A request whose answer is read as it arrives (NDJSON lines); fails like `get` on an error status. */
   async stream(path: string, body: unknown, onLine: (line: Record<string, unknown>) => void, signal?: AbortSignal): Promise<void> {
     const res = await this.send('POST', path, body, 'application/x-ndjson', signal);

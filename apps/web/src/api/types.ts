@@ -60,3 +60,65 @@ export interface DirectoryEntry {
   name: string;
   is_dir: boolean;
 }
+
+export interface AccessEntry {
+  email?: string;
+  org_id?: string;
+  role: string;
+}
+
+export interface AuditEntry {
+  timestamp: string;
+  user: string;
+  action: string;
+  details: string;
+}
+
+export interface RollbackPolicy {
+  on_health_failure: 'never' | 'any' | 'all' | { consecutive: number };
+  stabilization_period_secs: number;
+}
+
+export interface DeploymentSummary {
+  id: string;
+  active: boolean;
+  name?: string;
+  jobs: { id: string; type: string; enabled: boolean }[];
+  rollback?: RollbackPolicy;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobStatus {
+  id: string;
+  status: string;
+  health: string;
+  restarts?: number;
+  exit_code?: number | null;
+  reason?: string;
+}
+
+export interface DeploymentStatus {
+  deployment_id: string;
+  status: string;
+  jobs: JobStatus[];
+  rollback?: { reason: string; to_deployment_id: string | null };
+  reported_at: string | null;
+  online: boolean;
+  stale: boolean;
+  rolled_back_from?: { deployment_id: string; reason: string; at: string };
+}
+
+export interface OrgDevice {
+  id: string;
+  name: string;
+  status: 'online' | 'offline';
+}
+
+export interface UserAccount {
+  email: string;
+  active: boolean;
+  admin: boolean;
+  created_at: string;
+  approved_at: string | null;
+}

@@ -3,6 +3,9 @@ import { capabilitiesOn, deviceStatus, showDevice } from '../api/devices';
 import { ErrorBox, Loading, StatusBadge } from '../components/feedback';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen, formatUptime } from '../format';
+import { AccessPanel } from './access-panel';
+import { AuditPanel } from './audit-panel';
+import { DeploymentsPanel } from './deployments-panel';
 import { FilesPanel } from './files-panel';
 import { RunCommand } from './run-command';
 
@@ -61,6 +64,9 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
         <p class="hint">Your role ({access.role}) may view this device only: running commands and changing files are not offered.</p>
       )}
       {may('device:read-files') && <FilesPanel api={api} device={info.id} canWrite={may('device:write-files')} />}
+      <DeploymentsPanel api={api} device={info.id} canDeploy={may('device:deploy')} />
+      <AccessPanel api={api} device={info.id} canManage={may('device:manage')} />
+      <AuditPanel api={api} device={info.id} />
     </section>
   );
 }

@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
-import { listMembers, listOrgs } from '../api/orgs';
+import { listOrgs } from '../api/orgs';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
 import { useLoad } from '../components/use-load';
+import { OrgDetail } from './org-detail';
+import { UsersAwaitingApproval } from './users-panel';
 
-/** The organizations the caller belongs to (all of them for an administrator), with their members on demand. */
+/** The organizations the caller belongs to (all of them for an administrator), each opened on demand; for administrators, users awaiting approval. */
 export function OrgsPage({ api }: { api: ApiClient }) {
   const orgs = useLoad(() => listOrgs(api), 'orgs');
   const [open, setOpen] = useState<string | null>(null);
@@ -31,7 +33,7 @@ export function OrgsPage({ api }: { api: ApiClient }) {
                     <button type="button" class="link" aria-expanded={open === org.id} onClick={() => setOpen(open === org.id ? null : org.id)}>
                       {org.id}
                     </button>
-                    {open === org.id && <Members api={api} orgId={org.id} />}
+                    {open === org.id && <OrgDetail api={api} orgId={org.id} />}
                   </td>
                   <td data-label="Owner">{org.owner}</td>
                   <td data-label="Members">{org.members}</td>
@@ -41,22 +43,7 @@ export function OrgsPage({ api }: { api: ApiClient }) {
           </table>
         </div>
       )}
+      <UsersAwaitingApproval api={api} />
     </section>
-  );
-}
-
-function Members({ api, orgId }: { api: ApiClient; orgId: string }) {
-  const members = useLoad(() => listMembers(api, orgId), orgId);
-  if (members.error) return <ErrorBox error={members.error} />;
-  if (!members.data) return <Loading what="members" />;
-  if (members.data.length === 0) return <p class="muted">No members besides the owner.</p>;
-  return (
-    <ul class="members">
-      {members.data.map((m) => (
-        <li key={m.email}>
-          {m.email} <span class="muted">{m.role}</span>
-        </li>
-      ))}
-    </ul>
   );
 }
