@@ -23,6 +23,7 @@ import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { ReplicasModule } from './replicas/replicas.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -44,6 +45,7 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         ...StorageModule.connection(config.storage),
         StorageModule,
+        MetricsModule,
         // NATS_URL: the tunnel directory (and events) shared with the other replicas.
         ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,

@@ -9,6 +9,7 @@ import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision } from './deployment-state';
 import { DEPLOYMENT_STATUS_REPORT } from './deployment-status.service';
 import { escapeControlChars } from './report-schema';
+import { ServerMetrics } from '../common/server-metrics';
 
 const REASON_CHARS = 300;
 
@@ -32,11 +33,14 @@ export class DeploymentReports {
     private readonly storage: Storage,
     private readonly changes: DeploymentChanges,
     private readonly clock: Clock,
+    private readonly metrics: ServerMetrics,
   ) {}
 
   /** Reports on deployments the device does not have (removed, or made up) are not kept: false. */
   async store(deviceId: string, report: DeploymentStatusReport): Promise<boolean> {
-    if (!(await this.deployments.find(deviceId, report.deployment_id))) {
+    const kept = (await this.deployments.find(deviceId, report.deployment_id)) !== null;
+    this.metrics.deploymentReports.inc({ status: report.status, kept: String(kept) });
+    if (!kept) {
       this.logger.debug(`dropped a report of device ${deviceId} on unknown deployment ${report.deployment_id}`);
       return false;
     }

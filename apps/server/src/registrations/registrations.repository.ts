@@ -27,6 +27,11 @@ export class RegistrationsRepository {
     );
   }
 
+  /** Every live pending request, whoever may decide it (the metrics gauge). */
+  countPending(now: Date): Promise<number> {
+    return this.registrations.count({ status: 'pending', expiresAt: { gt: now } });
+  }
+
   countPendingForScope(ownerScope: string, now: Date): Promise<number> {
     return this.registrations.count({ ownerScope, status: 'pending', expiresAt: { gt: now } });
   }

@@ -17,6 +17,7 @@ import {
   UnauthenticatedError,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { ServerMetrics } from '../common/server-metrics';
 import { Clock } from '../common/clock';
 import { Storage } from '../storage/storage.port';
 import { DeviceRecords } from '../devices/records/device-records';
@@ -64,8 +65,10 @@ export class RegistrationsService {
     private readonly revocations: DeviceRevocations,
     private readonly policy: AccessPolicy,
     private readonly clock: Clock,
+    metrics: ServerMetrics,
   ) {
     this.limiter = new FixedWindowRateLimiter(config.registrationRateLimit, 60_000);
+    metrics.observeRegistrationsPending(() => this.registrations.countPending(this.clock.now()));
   }
 
   async request(input: RequestRegistrationInput, sourceAddress: string): Promise<RegistrationRequestResult> {

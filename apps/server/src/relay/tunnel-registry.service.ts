@@ -6,6 +6,8 @@ import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { TunnelSession } from './tunnel-carrier';
 import { TunnelDirectory } from './tunnel-directory';
 import { PeerSessions, type TunnelPresenceListener } from './tunnel-ports';
+import { ServerMetrics, type StreamRoute } from '../common/server-metrics';
+import { MeteredSession } from './metered-session';
 
 /**
  * The tunnels this process holds: device id → live session. Registering a device that already has
@@ -30,9 +32,11 @@ export class TunnelRegistry {
     private readonly clock: Clock,
     @Optional() @Inject(SERVER_CONFIG) config?: ServerConfig,
     @Optional() private readonly peers?: PeerSessions,
+    @Optional() private readonly metrics?: ServerMetrics,
   ) {
     this.holder = config?.replicaId ?? randomUUID();
     directory.onTakenOver((deviceId, holder, since) => this.takenOver(deviceId, holder, since));
+    metrics?.observeTunnels(this.holder, () => this.countByCarrier());
   }
 
   register(session: TunnelSession): void {
@@ -76,9 +80,17 @@ export class TunnelRegistry {
    * through the replica that holds the device (peer hop), else DEVICE_OFFLINE.
    */
   require(deviceId: string): TunnelSession {
-    const session = this.live.get(deviceId) ?? this.peers?.sessionFor(deviceId);
+    const local = this.live.get(deviceId);
+    const session = local ?? this.peers?.sessionFor(deviceId);
     if (!session) throw new DeviceOfflineError();
-    return session;
+    return this.metered(session, local ? 'local' : 'peer');
+  }
+
+  /** The live session of a device held here, for a stream another replica relays (the peer listener); DEVICE_OFFLINE without one. */
+  requireForPeer(deviceId: string): TunnelSession {
+    const session = this.live.get(deviceId);
+    if (!session) throw new DeviceOfflineError();
+    return this.metered(session, 'for_peer');
   }
 
   /** The device's key was revoked (rejected, removed, re-keyed): drop its tunnel now. */
@@ -101,6 +113,16 @@ export class TunnelRegistry {
 
   get size(): number {
     return this.live.size;
+  }
+
+  private metered(session: TunnelSession, route: StreamRoute): TunnelSession {
+    return this.metrics ? new MeteredSession(session, route, this.metrics) : session;
+  }
+
+  private countByCarrier(): Map<string, number> {
+    const counts = new Map<string, number>([['tcp', 0], ['quic', 0]]);
+    for (const session of this.live.values()) counts.set(session.carrier, (counts.get(session.carrier) ?? 0) + 1);
+    return counts;
   }
 
   private closed(session: TunnelSession, reason: string): void {

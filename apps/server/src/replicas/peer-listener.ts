@@ -58,8 +58,12 @@ export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdo
     const requestId = String(headers[TUNNEL_HEADERS.requestId] ?? '');
     const actor = String(headers[TUNNEL_HEADERS.actor] ?? '');
     if (op === undefined || typeof deviceId !== 'string') return refuse(stream, 400, new DomainError('INVALID_INPUT', 'Not a peer stream request'));
-    const session = this.registry.sessionOf(deviceId);
-    if (!session) return refuse(stream, 503, new DeviceOfflineError());
+    let session;
+    try {
+      session = this.registry.requireForPeer(deviceId);
+    } catch (err) {
+      return refuse(stream, 503, err as DeviceOfflineError);
+    }
     const trailers = headers[PEER_HEADERS.trailers] === '1';
     let upstream: TunnelStream;
     try {

@@ -7,6 +7,7 @@ import { PeerListener } from './peer-listener';
 import { ReplicaShutdown } from './replica-shutdown';
 import { ReplicaBus } from './replica-bus';
 import { ReplicaEvents } from './replica-events';
+import { ServerMetrics } from '../common/server-metrics';
 
 /**
  * Several replicas on one NATS (NATS_URL): provides the shared tunnel directory that the tunnel
@@ -25,8 +26,8 @@ export class ReplicasModule {
       providers: [
         {
           provide: ReplicaBus,
-          useFactory: (config: ServerConfig) => ReplicaBus.start(config.replicas!, config.replicaId, config.serverSecret),
-          inject: [SERVER_CONFIG],
+          useFactory: (config: ServerConfig, metrics: ServerMetrics) => ReplicaBus.start(config.replicas!, config.replicaId, config.serverSecret, metrics),
+          inject: [SERVER_CONFIG, ServerMetrics],
         },
         { provide: SHARED_TUNNEL_DIRECTORY, useFactory: (bus: ReplicaBus) => bus.directory, inject: [ReplicaBus] },
         { provide: ReplicaEvents, useFactory: (bus: ReplicaBus) => bus.events, inject: [ReplicaBus] },
