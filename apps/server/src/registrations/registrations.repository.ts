@@ -1,13 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { Filter, Storage } from '../storage/storage.port';
-import { REGISTRATIONS, RegistrationRecord } from '../storage/records';
+import { REGISTRATION_HITS, REGISTRATIONS, RegistrationHitRecord, RegistrationRecord } from '../storage/records';
 
 @Injectable()
 export class RegistrationsRepository {
   private readonly registrations;
+  private readonly hits;
 
   constructor(storage: Storage) {
     this.registrations = storage.collection(REGISTRATIONS);
+    this.hits = storage.collection(REGISTRATION_HITS);
+  }
+
+  recordHit(hit: RegistrationHitRecord): Promise<void> {
+    return this.hits.insert(hit);
+  }
+
+  countHitsSince(source: string, since: Date): Promise<number> {
+    return this.hits.count({ source, at: { gt: since } });
   }
 
   insert(record: RegistrationRecord): Promise<void> {
