@@ -57,6 +57,7 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   natsUrl: 'Replicas',
   peerPort: 'Replicas',
   peerAddress: 'Replicas',
+  drainSecs: 'Replicas',
   replicaId: 'Replicas',
 };
 

@@ -40,6 +40,10 @@ export class TunnelRegistry {
   }
 
   register(session: TunnelSession): void {
+    if (this.closingAll) {
+      void session.close('server shutting down');
+      return;
+    }
     const { deviceId } = session;
     const previous = this.live.get(deviceId);
     this.live.set(deviceId, session);
@@ -102,12 +106,17 @@ export class TunnelRegistry {
     void session?.close('device revoked');
   }
 
-  /** Closes every tunnel (server shutdown) at once; resolves once their connections are gone. */
-  async closeAll(reason: string): Promise<void> {
+  /**
+   * Closes every tunnel (server shutdown), spread evenly over `spreadMs` (0: at once), so their
+   * runtimes do not all reconnect elsewhere in the same instant; from now on a tunnel that comes
+   * up here is closed at once. Resolves once their connections are gone.
+   */
+  async closeAll(reason: string, spreadMs = 0): Promise<void> {
     this.closingAll = true;
     const sessions = [...this.live.values()];
     const startedAt = Date.now();
-    await Promise.all(sessions.map((session) => session.close(reason)));
+    const gapMs = sessions.length > 1 ? spreadMs / (sessions.length - 1) : 0;
+    await Promise.all(sessions.map((session, i) => (i === 0 || gapMs === 0 ? session.close(reason) : delay(i * gapMs).then(() => session.close(reason)))));
     this.logger.log(`closed ${sessions.length} tunnel(s) (${reason}) in ${Date.now() - startedAt} ms`);
   }
 
@@ -149,4 +158,8 @@ export class TunnelRegistry {
   private report(work: Promise<void>): void {
     work.catch((err: unknown) => this.logger.error(`tunnel directory update failed: ${err instanceof Error ? err.message : String(err)}`));
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
