@@ -18,6 +18,8 @@ import { eventually } from './fixtures/eventually';
 import { startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { openShell } from '../apps/cli/src/sdk/shell-session';
+import { dockerExec } from '../apps/cli/src/sdk/docker-exec';
+import { PodmanService, startPodmanService } from './fixtures/container-engine';
 import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
@@ -45,6 +47,7 @@ describe('replicas on NATS: the peer hop', () => {
   let cli: CliHome;
   let home: string;
   let streams: DeviceStreams;
+  let engine: PodmanService;
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -56,7 +59,8 @@ describe('replicas on NATS: the peer hop', () => {
     mallory = await replicas.a.login(MALLORY);
     const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
     await registerDevice(replicas.a, OFFLINE, `user:${ALICE}`, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
+    engine = await startPodmanService(home);
+    runtime = startRuntimeProcess(['run', '--docker-socket', engine.socket], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
     await runtime.waitForLog('tunnel up');
     await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
     cli = cliHome(replicas.a);
@@ -68,6 +72,7 @@ describe('replicas on NATS: the peer hop', () => {
     await streams?.close();
     runtime?.kill('SIGTERM');
     await runtime?.exited;
+    await engine?.stop();
     await replicas?.close();
     await echo?.close();
     await idp?.stop();
@@ -137,6 +142,14 @@ describe('replicas on NATS: the peer hop', () => {
     } finally {
       shell.close();
     }
+  });
+
+  it('docker passthrough through A reaches the engine on the device held by B (podman answers the Docker API)', async () => {
+    const result = await dockerExec(streams, { device: DEVICE, args: ['version'] });
+    expect(result).toMatchObject({ exit_code: 0, timed_out: false });
+    expect(result.stdout).toMatch(/^Server:/m);
+    expect(result.stdout).toContain('Podman Engine');
+    expect(replicas.b.output()).toMatch(/peer stream docker on device peer-1/);
   });
 
   it('a slow reader on A holds the device held by B back (flow control across the hop), then gets every byte', async () => {
