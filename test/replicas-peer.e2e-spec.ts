@@ -1,7 +1,8 @@
 /**
  * The peer hop: a device whose tunnel replica B (a real server process) holds is reached through
  * replica A, A's stream going to B's peer listener (PEER_PORT) and on through B's tunnel. Exec
- * over REST and a forward through the real `svc` binary, byte for byte. The peer listener
+ * over REST and a forward through the real `svc` binary, byte for byte; a shell (resize, SIGINT)
+ * and a slow reader's backpressure over client streams to A. The peer listener
  * completes a connection only with a replica's key (HKDF of SERVER_SECRET).
  */
 import { randomBytes } from 'node:crypto';
@@ -14,7 +15,11 @@ import { ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { TUNNEL_HEADERS, tunnelPath, TUNNEL_OPS, encodeStreamArgs } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { eventually } from './fixtures/eventually';
-import { startEchoServer, TargetServer } from './fixtures/forward-targets';
+import { startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
+import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
+import { openShell } from '../apps/cli/src/sdk/shell-session';
+import { dockerExec } from '../apps/cli/src/sdk/docker-exec';
+import { PodmanService, startPodmanService } from './fixtures/container-engine';
 import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
@@ -41,6 +46,8 @@ describe('replicas on NATS: the peer hop', () => {
   let mallory: Caller;
   let cli: CliHome;
   let home: string;
+  let streams: DeviceStreams;
+  let engine: PodmanService;
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -52,16 +59,20 @@ describe('replicas on NATS: the peer hop', () => {
     mallory = await replicas.a.login(MALLORY);
     const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
     await registerDevice(replicas.a, OFFLINE, `user:${ALICE}`, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
+    engine = await startPodmanService(home);
+    runtime = startRuntimeProcess(['run', '--docker-socket', engine.socket], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
     await runtime.waitForLog('tunnel up');
     await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
     cli = cliHome(replicas.a);
     await svcLogin(cli, ALICE);
+    streams = new DeviceStreams({ host: '127.0.0.1', port: replicas.a.tunnel!.port, trust: { ca: readFileSync(replicas.a.tunnel!.caFile) }, token: () => alice.token! });
   });
 
   afterAll(async () => {
+    await streams?.close();
     runtime?.kill('SIGTERM');
     await runtime?.exited;
+    await engine?.stop();
     await replicas?.close();
     await echo?.close();
     await idp?.stop();
@@ -107,6 +118,62 @@ describe('replicas on NATS: the peer hop', () => {
   it('keeps the order local tunnel, then peer, then 503 DEVICE_OFFLINE; a caller without access is told "not found" on A', async () => {
     expect((await exec('a', alice, OFFLINE, ['true'])).body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
     expect((await exec('a', mallory, DEVICE, ['true'])).body).toMatchObject({ statusCode: 404, code: 'DEVICE_NOT_FOUND' });
+  });
+
+  it('a shell through A on the device held by B starts with its size, follows a resize and passes SIGINT to the foreground job', async () => {
+    const shell = await openShell(streams, DEVICE, { cols: 100, rows: 30 });
+    try {
+      let output = '';
+      shell.output.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
+      const seen = (pattern: RegExp, from: number) => eventually(`the shell to print ${pattern}`, () => output.slice(from).match(pattern) ?? false, { describe: () => output.slice(-500) });
+      shell.write(`stty size | sed 's/^/SIZE:/'\n`);
+      expect((await seen(/SIZE:(\d+) (\d+)/, 0)).slice(1)).toEqual(['30', '100']);
+      let mark = output.length;
+      shell.resize(120, 40);
+      shell.write(`stty size | sed 's/^/SIZE:/'\n`);
+      expect((await seen(/SIZE:(\d+) (\d+)/, mark)).slice(1)).toEqual(['40', '120']);
+      shell.write(`sh -c 'echo SLE""EPING; exec sleep 1000'\n`);
+      await seen(/SLEEPING/, mark);
+      mark = output.length;
+      shell.signal('SIGINT');
+      shell.write('echo "RC:$?"\n');
+      // 128 + SIGINT: the sleep was interrupted, not the shell.
+      await seen(/RC:130/, mark);
+    } finally {
+      shell.close();
+    }
+  });
+
+  it('docker passthrough through A reaches the engine on the device held by B (podman answers the Docker API)', async () => {
+    const result = await dockerExec(streams, { device: DEVICE, args: ['version'] });
+    expect(result).toMatchObject({ exit_code: 0, timed_out: false });
+    expect(result.stdout).toMatch(/^Server:/m);
+    expect(result.stdout).toContain('Podman Engine');
+    expect(replicas.b.output()).toMatch(/peer stream docker on device peer-1/);
+  });
+
+  it('a slow reader on A holds the device held by B back (flow control across the hop), then gets every byte', async () => {
+    const total = 256 * 1024 * 1024;
+    const firehose = await startFirehoseServer({ host: '127.0.0.1' }, total);
+    try {
+      const stream = await streams.openForward(DEVICE, { kind: 'tcp', host: '127.0.0.1', port: firehose.port });
+      stream.pause();
+      // Wait until the target can hand over no more: every buffer on the way (both hops) is full.
+      let last = -1;
+      while (firehose.sent() !== last) {
+        last = firehose.sent();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(firehose.sent()).toBeLessThan(total / 4);
+      let received = 0;
+      stream.on('data', (chunk: Buffer) => (received += chunk.length));
+      stream.resume();
+      stream.end();
+      await new Promise((resolve) => stream.once('end', resolve));
+      expect(received).toBe(total);
+    } finally {
+      await firehose.close();
+    }
   });
 
   it('a partition A ↛ B (B stopped with SIGSTOP): A answers 503 within the peer timeout, and serves the device again once B is back', async () => {

@@ -25,6 +25,7 @@ import { DeploymentsModule } from './deployments/deployments.module';
 import { ReplicasModule } from './replicas/replicas.module';
 import { TerminalModule } from './terminal/terminal.module';
 import { EventsModule } from './events/events.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 export interface AppOptions {
   clock?: Clock;
@@ -46,6 +47,7 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         ...StorageModule.connection(config.storage),
         StorageModule,
+        MetricsModule,
         // NATS_URL: the tunnel directory (and events) shared with the other replicas.
         ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,

@@ -78,6 +78,7 @@ export function relationAllows(relation: OrgRelation, capability: OrgCapability)
 export const SERVER_CAPABILITIES = [
   'server:create-orgs', // org_create
   'server:manage-users', // approve users, grant admin, reset a sign-in binding
+  'server:read-metrics', // GET /metrics
 ] as const;
 export type ServerCapability = (typeof SERVER_CAPABILITIES)[number];
 

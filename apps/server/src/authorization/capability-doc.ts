@@ -28,6 +28,7 @@ const BEYOND_THE_CATALOG: Partial<Record<AnyCapability, string>> = {
   'device:own': 'approve a key change or a new owner on re-registration',
   'org:view': 'leave it (any member but the owner)',
   'server:manage-users': 'the users API (approve, grant admin, reset a sign-in binding)',
+  'server:read-metrics': '`GET /metrics` (Prometheus)',
 };
 
 function usesOf(capability: AnyCapability): string {

@@ -63,6 +63,7 @@ const GROUP_OF: Record<keyof typeof SERVER_VARIABLES, Group> = {
   natsUrl: 'Replicas',
   peerPort: 'Replicas',
   peerAddress: 'Replicas',
+  drainSecs: 'Replicas',
   replicaId: 'Replicas',
 };
 

@@ -131,6 +131,7 @@ const ROWS: Row[] = [
   { name: 'MAX_PENDING_REGISTRATIONS_PER_SOURCE', read: (c) => c.maxPendingPerSource, unset: 10, good: [['3', 3]], bad: INT_BAD },
   { name: 'NATS_URL', read: (c) => c.replicas?.natsUrl ?? null, unset: null, good: [['nats://nats:4222', 'nats://nats:4222'], ['tls://u:p@nats.example.com:4222', 'tls://u:p@nats.example.com:4222']], bad: ['localhost:4222', 'http://nats:4222', 'not a url'] },
   { name: 'PEER_PORT', env: REPLICAS, read: (c) => c.replicas?.peerPort, unset: 8087, good: [['9000', 9000]], bad: PORT_BAD },
+  { name: 'DRAIN_SECS', env: REPLICAS, read: (c) => c.replicas?.drainMs, unset: 5000, good: [['0', 0], ['30', 30000]], bad: ['x', '1.5', '-3', '301'] },
   {
     name: 'PEER_ADDRESS',
     env: REPLICAS,

@@ -18,6 +18,8 @@ export interface ReplicasConfig {
   peerPort: number;
   /** What the other replicas dial: PEER_ADDRESS (or this host's name) and PEER_PORT. */
   peerAddress: string;
+  /** DRAIN_SECS in ms: the window over which SIGTERM closes this replica's tunnels. */
+  drainMs: number;
 }
 
 export interface ServerConfig {
@@ -141,7 +143,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
     maxPendingPerSource: raw.maxPendingPerSource,
     webOrigins: raw.webOrigins,
     replicaId: raw.replicaId ?? randomUUID(),
-    replicas: raw.natsUrl ? { natsUrl: raw.natsUrl, peerPort: raw.peerPort, peerAddress: hostAndPort(raw.peerAddress ?? hostname(), raw.peerPort) } : null,
+    replicas: raw.natsUrl ? { natsUrl: raw.natsUrl, peerPort: raw.peerPort, peerAddress: hostAndPort(raw.peerAddress ?? hostname(), raw.peerPort), drainMs: raw.drainSecs * 1000 } : null,
   };
 }
 

@@ -146,6 +146,7 @@ export const SERVER_VARIABLES = {
     isWebOrigin,
     'an origin such as https://svc.example.com (scheme, host and port only)',
   ),
+  drainSecs: v.integer('DRAIN_SECS', 'With `NATS_URL`: on SIGTERM the replica closes its tunnels spread over this many seconds (0: all at once), so their runtimes move to the other replicas without a stampede.', 5, 0, 300),
   replicaId: optional(
     v.matching('REPLICA_ID', 'Names this server replica in the tunnel directory and in logs; unique among the replicas sharing a `NATS_URL`.', 'generated', /^[A-Za-z0-9_-]{1,64}$/, '1-64 letters, digits, "_" or "-"'),
     'generated at each start',

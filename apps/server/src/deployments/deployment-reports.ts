@@ -10,6 +10,7 @@ import { changeDeployments, nextRevision } from './deployment-state';
 import { DEPLOYMENT_STATUS_REPORT } from './deployment-status.service';
 import { escapeControlChars } from './report-schema';
 import { FleetEvents } from '../events/fleet-events';
+import { ServerMetrics } from '../common/server-metrics';
 
 const REASON_CHARS = 300;
 
@@ -34,11 +35,14 @@ export class DeploymentReports {
     private readonly changes: DeploymentChanges,
     private readonly clock: Clock,
     private readonly events: FleetEvents,
+    private readonly metrics: ServerMetrics,
   ) {}
 
   /** Reports on deployments the device does not have (removed, or made up) are not kept: false. */
   async store(deviceId: string, report: DeploymentStatusReport): Promise<boolean> {
-    if (!(await this.deployments.find(deviceId, report.deployment_id))) {
+    const kept = (await this.deployments.find(deviceId, report.deployment_id)) !== null;
+    this.metrics.deploymentReports.inc({ status: report.status, kept: String(kept) });
+    if (!kept) {
       this.logger.debug(`dropped a report of device ${deviceId} on unknown deployment ${report.deployment_id}`);
       return false;
     }

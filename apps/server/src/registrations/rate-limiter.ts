@@ -1,24 +1,24 @@
-/**
- * Fixed-window counter per key (the source address). In-memory: with several replicas behind a
- * load balancer each enforces its own window, which bounds the total at replicas × limit.
- */
-export class FixedWindowRateLimiter {
-  private windowStart = 0;
-  private readonly counts = new Map<string, number>();
+import { randomUUID } from 'node:crypto';
+import type { RegistrationsRepository } from './registrations.repository';
 
+/**
+ * Registration requests per source address over a sliding window, counted in storage so that
+ * every replica sharing it enforces one limit. A hit is recorded, then the window counted again:
+ * of requests racing on several replicas none passes the limit (a race can refuse one too many,
+ * never admit one). A source already over the limit is refused without writing anything.
+ */
+export class RegistrationRateLimiter {
   constructor(
+    private readonly repository: RegistrationsRepository,
     private readonly limit: number,
     private readonly windowMs: number,
   ) {}
 
-  /** Counts one hit; false when the key is over its limit in the current window. */
-  tryHit(key: string, nowMs: number): boolean {
-    if (nowMs - this.windowStart >= this.windowMs) {
-      this.windowStart = nowMs;
-      this.counts.clear();
-    }
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
-    return count <= this.limit;
+  /** Counts one request from `source`; false when it is over the limit. */
+  async tryHit(source: string, now: Date): Promise<boolean> {
+    const since = new Date(now.getTime() - this.windowMs);
+    if ((await this.repository.countHitsSince(source, since)) >= this.limit) return false;
+    await this.repository.recordHit({ id: randomUUID(), source, at: now, expiresAt: new Date(now.getTime() + this.windowMs) });
+    return (await this.repository.countHitsSince(source, since)) <= this.limit;
   }
 }

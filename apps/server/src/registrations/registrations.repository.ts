@@ -1,13 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { Filter, Storage } from '../storage/storage.port';
-import { REGISTRATIONS, RegistrationRecord } from '../storage/records';
+import { REGISTRATION_HITS, REGISTRATIONS, RegistrationHitRecord, RegistrationRecord } from '../storage/records';
 
 @Injectable()
 export class RegistrationsRepository {
   private readonly registrations;
+  private readonly hits;
 
   constructor(storage: Storage) {
     this.registrations = storage.collection(REGISTRATIONS);
+    this.hits = storage.collection(REGISTRATION_HITS);
+  }
+
+  recordHit(hit: RegistrationHitRecord): Promise<void> {
+    return this.hits.insert(hit);
+  }
+
+  countHitsSince(source: string, since: Date): Promise<number> {
+    return this.hits.count({ source, at: { gt: since } });
   }
 
   insert(record: RegistrationRecord): Promise<void> {
@@ -25,6 +35,11 @@ export class RegistrationsRepository {
       { ownerScope: { in: [...ownerScopes] }, status: 'pending', expiresAt: { gt: now } },
       { sort: { field: 'createdAt', direction: 'asc' } },
     );
+  }
+
+  /** Every live pending request, whoever may decide it (the metrics gauge). */
+  countPending(now: Date): Promise<number> {
+    return this.registrations.count({ status: 'pending', expiresAt: { gt: now } });
   }
 
   countPendingForScope(ownerScope: string, now: Date): Promise<number> {

@@ -17,6 +17,7 @@ import {
   UnauthenticatedError,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
+import { ServerMetrics } from '../common/server-metrics';
 import { Clock } from '../common/clock';
 import { Storage } from '../storage/storage.port';
 import { DeviceRecords } from '../devices/records/device-records';
@@ -26,7 +27,7 @@ import { DeviceRecord, RegistrationRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys';
-import { FixedWindowRateLimiter } from './rate-limiter';
+import { RegistrationRateLimiter } from './rate-limiter';
 import { RegistrationProof, registrationProofHolds } from './registration-proof';
 import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
 import { DeviceRevocations } from './device-revocations';
@@ -54,7 +55,7 @@ export interface PendingReview {
  */
 @Injectable()
 export class RegistrationsService {
-  private readonly limiter: FixedWindowRateLimiter;
+  private readonly limiter: RegistrationRateLimiter;
 
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
@@ -66,13 +67,15 @@ export class RegistrationsService {
     private readonly policy: AccessPolicy,
     private readonly clock: Clock,
     private readonly events: RegistrationEvents,
+    metrics: ServerMetrics,
   ) {
-    this.limiter = new FixedWindowRateLimiter(config.registrationRateLimit, 60_000);
+    this.limiter = new RegistrationRateLimiter(registrations, config.registrationRateLimit, 60_000);
+    metrics.observeRegistrationsPending(() => this.registrations.countPending(this.clock.now()));
   }
 
   async request(input: RequestRegistrationInput, sourceAddress: string): Promise<RegistrationRequestResult> {
     const now = this.clock.now();
-    if (!this.limiter.tryHit(sourceAddress, now.getTime())) throw new RateLimitedError('Too many registration requests from this address; try again in a minute');
+    if (!(await this.limiter.tryHit(sourceAddress, now))) throw new RateLimitedError('Too many registration requests from this address; try again in a minute');
     const owner = parseScope(input.owner_scope);
     if (!owner) throw new InvalidInputError('owner_scope must be user:<email> (lower-case) or org:<org_id>');
     const record: RegistrationRecord = {

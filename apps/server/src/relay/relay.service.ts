@@ -93,8 +93,9 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
   }
 
   async onApplicationShutdown(): Promise<void> {
-    // Runtimes hear why (GOAWAY) before the carriers stop, so they log it and reconnect at once.
-    await this.registry.closeAll('server shutting down');
+    // Runtimes hear why (GOAWAY) before the carriers stop, so they log it and reconnect at once;
+    // a replica spreads the closes over DRAIN_SECS, so its runtimes do not all move in one instant.
+    await this.registry.closeAll('server shutting down', this.config.replicas?.drainMs ?? 0);
     await Promise.all(this.carriers.splice(0).map((carrier) => carrier.close()));
   }
 

@@ -6,6 +6,8 @@ import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { TunnelSession } from './tunnel-carrier';
 import { TunnelDirectory } from './tunnel-directory';
 import { PeerSessions, type TunnelPresenceListener } from './tunnel-ports';
+import { ServerMetrics, type StreamRoute } from '../common/server-metrics';
+import { MeteredSession } from './metered-session';
 
 /**
  * The tunnels this process holds: device id → live session. Registering a device that already has
@@ -30,12 +32,18 @@ export class TunnelRegistry {
     private readonly clock: Clock,
     @Optional() @Inject(SERVER_CONFIG) config?: ServerConfig,
     @Optional() private readonly peers?: PeerSessions,
+    @Optional() private readonly metrics?: ServerMetrics,
   ) {
     this.holder = config?.replicaId ?? randomUUID();
     directory.onTakenOver((deviceId, holder, since) => this.takenOver(deviceId, holder, since));
+    metrics?.observeTunnels(this.holder, () => this.countByCarrier());
   }
 
   register(session: TunnelSession): void {
+    if (this.closingAll) {
+      void session.close('server shutting down');
+      return;
+    }
     const { deviceId } = session;
     const previous = this.live.get(deviceId);
     this.live.set(deviceId, session);
@@ -76,9 +84,17 @@ export class TunnelRegistry {
    * through the replica that holds the device (peer hop), else DEVICE_OFFLINE.
    */
   require(deviceId: string): TunnelSession {
-    const session = this.live.get(deviceId) ?? this.peers?.sessionFor(deviceId);
+    const local = this.live.get(deviceId);
+    const session = local ?? this.peers?.sessionFor(deviceId);
     if (!session) throw new DeviceOfflineError();
-    return session;
+    return this.metered(session, local ? 'local' : 'peer');
+  }
+
+  /** The live session of a device held here, for a stream another replica relays (the peer listener); DEVICE_OFFLINE without one. */
+  requireForPeer(deviceId: string): TunnelSession {
+    const session = this.live.get(deviceId);
+    if (!session) throw new DeviceOfflineError();
+    return this.metered(session, 'for_peer');
   }
 
   /** The device's key was revoked (rejected, removed, re-keyed): drop its tunnel now. */
@@ -90,17 +106,32 @@ export class TunnelRegistry {
     void session?.close('device revoked');
   }
 
-  /** Closes every tunnel (server shutdown) at once; resolves once their connections are gone. */
-  async closeAll(reason: string): Promise<void> {
+  /**
+   * Closes every tunnel (server shutdown), spread evenly over `spreadMs` (0: at once), so their
+   * runtimes do not all reconnect elsewhere in the same instant; from now on a tunnel that comes
+   * up here is closed at once. Resolves once their connections are gone.
+   */
+  async closeAll(reason: string, spreadMs = 0): Promise<void> {
     this.closingAll = true;
     const sessions = [...this.live.values()];
     const startedAt = Date.now();
-    await Promise.all(sessions.map((session) => session.close(reason)));
+    const gapMs = sessions.length > 1 ? spreadMs / (sessions.length - 1) : 0;
+    await Promise.all(sessions.map((session, i) => (i === 0 || gapMs === 0 ? session.close(reason) : delay(i * gapMs).then(() => session.close(reason)))));
     this.logger.log(`closed ${sessions.length} tunnel(s) (${reason}) in ${Date.now() - startedAt} ms`);
   }
 
   get size(): number {
     return this.live.size;
+  }
+
+  private metered(session: TunnelSession, route: StreamRoute): TunnelSession {
+    return this.metrics ? new MeteredSession(session, route, this.metrics) : session;
+  }
+
+  private countByCarrier(): Map<string, number> {
+    const counts = new Map<string, number>([['tcp', 0], ['quic', 0]]);
+    for (const session of this.live.values()) counts.set(session.carrier, (counts.get(session.carrier) ?? 0) + 1);
+    return counts;
   }
 
   private closed(session: TunnelSession, reason: string): void {
@@ -127,4 +158,8 @@ export class TunnelRegistry {
   private report(work: Promise<void>): void {
     work.catch((err: unknown) => this.logger.error(`tunnel directory update failed: ${err instanceof Error ? err.message : String(err)}`));
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

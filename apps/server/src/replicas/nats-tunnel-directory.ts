@@ -27,6 +27,9 @@ type StoredEntry =
   | { deviceId: string; state: 'connected'; holder: string; since: string; carrier: TunnelLink['carrier']; carrierNote?: string }
   | { deviceId: string; state: 'lost'; since: string };
 
+/** A write of this replica's that NATS has not taken yet (it was down): what this replica knows, and will write once NATS is back. */
+type Intent = { kind: 'connected'; entry: StoredEntry & { state: 'connected' } } | { kind: 'lost'; holder: string; at: Date } | { kind: 'forget' };
+
 interface Cached {
   revision: number;
   /** Null: deleted at this revision (kept, so an older write arriving late cannot bring it back). */
@@ -45,6 +48,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
   private stopWatch: (() => void) | null = null;
   private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly unwritten = new Map<string, Intent>();
   private readonly takeoverListeners: ((deviceId: string, holder: string, since: Date) => void)[] = [];
   private readonly logger = new Logger('NatsTunnelDirectory');
 
@@ -68,24 +72,31 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     const directory = new NatsTunnelDirectory(kv, liveness);
     directory.stopWatch = await watchBucket(kv, (entry) => directory.apply(entry), (err) => directory.logger.error(`tunnel directory watch: ${err.message}`));
     await directory.releaseStale(options.replicaId);
+    void directory.reassertOnReconnect(nc);
     return directory;
   }
 
   connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
-    return this.write(() => this.put(deviceId, holder, connectedAt, link));
+    const entry = { deviceId, state: 'connected' as const, holder, since: connectedAt.toISOString(), carrier: link.carrier, ...(link.carrierNote === undefined ? {} : { carrierNote: link.carrierNote }) };
+    return this.write(deviceId, { kind: 'connected', entry });
   }
 
   lost(deviceId: string, holder: string, at: Date): Promise<void> {
-    return this.write(() => this.markLost(deviceId, holder, at));
+    return this.write(deviceId, { kind: 'lost', holder, at });
   }
 
   forget(deviceId: string): Promise<void> {
-    return this.write(() => this.remove(deviceId));
+    return this.write(deviceId, { kind: 'forget' });
   }
 
-  private async put(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
-    const stored: StoredEntry = { deviceId, state: 'connected', holder, since: connectedAt.toISOString(), carrier: link.carrier, ...(link.carrierNote === undefined ? {} : { carrierNote: link.carrierNote }) };
-    this.remember(stored.deviceId, await this.kv.put(keyOf(deviceId), JSON.stringify(stored)), stored);
+  private perform(deviceId: string, intent: Intent): Promise<void> {
+    if (intent.kind === 'connected') return this.put(intent.entry);
+    if (intent.kind === 'lost') return this.markLost(deviceId, intent.holder, intent.at);
+    return this.remove(deviceId);
+  }
+
+  private async put(stored: StoredEntry & { state: 'connected' }): Promise<void> {
+    this.remember(stored.deviceId, await this.kv.put(keyOf(stored.deviceId), JSON.stringify(stored)), stored);
   }
 
   private async markLost(deviceId: string, holder: string, at: Date): Promise<void> {
@@ -117,6 +128,12 @@ export class NatsTunnelDirectory extends TunnelDirectory {
   async locate(deviceIds: readonly string[]): Promise<Map<string, TunnelLocation>> {
     const found = new Map<string, TunnelLocation>();
     for (const id of deviceIds) {
+      const intent = this.unwritten.get(id);
+      if (intent) {
+        if (intent.kind === 'connected') found.set(id, this.locationOf(intent.entry));
+        else if (intent.kind === 'lost') found.set(id, { state: 'lost', since: intent.at });
+        continue;
+      }
       const entry = this.cache.get(id)?.entry;
       if (entry) found.set(id, this.locationOf(entry));
     }
@@ -148,12 +165,36 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     await this.liveness.stop();
   }
 
-  private write(work: () => Promise<void>): Promise<void> {
+  /**
+   * Writes this replica's change; until NATS takes it (down, reconnecting), this replica's own
+   * answers follow it (the intent overrides the copy) and it is written again once NATS is back.
+   */
+  private write(deviceId: string, intent: Intent): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const running = work();
+    this.unwritten.set(deviceId, intent);
+    const running = this.perform(deviceId, intent).then(() => {
+      if (this.unwritten.get(deviceId) === intent) this.unwritten.delete(deviceId);
+    });
     this.inFlight.add(running);
     void running.catch(() => undefined).finally(() => this.inFlight.delete(running));
     return running;
+  }
+
+  /** NATS back (restarted, or the link healed): the writes it missed land now, oldest first. */
+  private async reassertOnReconnect(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type !== 'reconnect' || this.closed) continue;
+      const missed = [...this.unwritten];
+      for (const [deviceId, intent] of missed) {
+        try {
+          await this.perform(deviceId, intent);
+          if (this.unwritten.get(deviceId) === intent) this.unwritten.delete(deviceId);
+        } catch (err) {
+          this.logger.warn(`device ${deviceId}: its entry could not be written again yet: ${(err as Error).message}`);
+        }
+      }
+      if (missed.length > 0) this.logger.log(`wrote ${missed.length} tunnel change(s) made while NATS was away`);
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { createServer as createH2Server, Http2Server, IncomingHttpHeaders, ServerHttp2Stream, constants as h2 } from 'node:http2';
+import { createServer as createH2Server, Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream, constants as h2 } from 'node:http2';
 import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { decodeStreamArgs, DeviceOfflineError, DomainError, resetStream, TUNNEL_HEADERS, tunnelOpFromPath } from '@svc/common';
@@ -15,11 +15,15 @@ import { deviceFields, PEER_HEADERS } from './peer-protocol';
  * never a further hop. The user was authorized and the operation audited by the replica the user
  * called; this one logs each stream it relays.
  */
+/** How long peers connected here have, after GOAWAY, to finish and leave before their connections are cut. */
+const PEER_GOAWAY_GRACE_MS = 2_000;
+
 @Injectable()
 export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('PeerListener');
   private tls: TlsServer | null = null;
   private h2: Http2Server | null = null;
+  private readonly sessions = new Set<ServerHttp2Session>();
   /** The bound port (PEER_PORT=0 binds an ephemeral one). */
   port = 0;
 
@@ -31,6 +35,10 @@ export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdo
   async onApplicationBootstrap(): Promise<void> {
     const h2server = createH2Server();
     h2server.on('stream', (stream, headers) => void this.relay(stream, headers));
+    h2server.on('session', (session) => {
+      this.sessions.add(session);
+      session.once('close', () => this.sessions.delete(session));
+    });
     const tls = createTlsServer(peerServerTls(peerKey(this.config.serverSecret)), (socket) => h2server.emit('connection', socket));
     tls.on('tlsClientError', (err, socket) => {
       this.logger.warn(`refused a peer connection from ${socket.remoteAddress ?? '?'}: ${err.message}`);
@@ -46,9 +54,20 @@ export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdo
     this.logger.log(`peer listener on ${this.config.listenHost}:${this.port}/tcp (replicas only)`);
   }
 
+  /**
+   * Stops listening and tells each peer connected here to go (GOAWAY): the other replicas keep
+   * their connections open for reuse, so waiting for them to leave on their own would hold this
+   * replica's stop. By now this replica's tunnels are closed, so no stream here has a device left.
+   */
   async onApplicationShutdown(): Promise<void> {
     this.h2?.close();
-    await new Promise<void>((resolve) => (this.tls ? this.tls.close(() => resolve()) : resolve()));
+    const closed = new Promise<void>((resolve) => (this.tls ? this.tls.close(() => resolve()) : resolve()));
+    for (const session of this.sessions) session.close();
+    const timer = setTimeout(() => {
+      for (const session of this.sessions) session.destroy();
+    }, PEER_GOAWAY_GRACE_MS);
+    await closed;
+    clearTimeout(timer);
   }
 
   private async relay(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
@@ -58,8 +77,12 @@ export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdo
     const requestId = String(headers[TUNNEL_HEADERS.requestId] ?? '');
     const actor = String(headers[TUNNEL_HEADERS.actor] ?? '');
     if (op === undefined || typeof deviceId !== 'string') return refuse(stream, 400, new DomainError('INVALID_INPUT', 'Not a peer stream request'));
-    const session = this.registry.sessionOf(deviceId);
-    if (!session) return refuse(stream, 503, new DeviceOfflineError());
+    let session;
+    try {
+      session = this.registry.requireForPeer(deviceId);
+    } catch (err) {
+      return refuse(stream, 503, err as DeviceOfflineError);
+    }
     const trailers = headers[PEER_HEADERS.trailers] === '1';
     let upstream: TunnelStream;
     try {

@@ -4,6 +4,7 @@ import { deviceRefusal } from '../relay/device-error';
 import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../relay/tunnel-carrier';
 import type { TunnelLink } from '../relay/tunnel-directory';
 import type { PeerConnections } from './peer-connections';
+import type { ServerMetrics } from '../common/server-metrics';
 
 /**
  * The holder answers a stream's opening (its own tunnel's answer, or its refusal) within this
@@ -28,9 +29,25 @@ export class PeerTunnelSession implements TunnelSession {
     /** PEER_ADDRESS:PEER_PORT of the holding replica. */
     readonly remoteAddress: string,
     private readonly connections: PeerConnections,
+    private readonly metrics: ServerMetrics,
   ) {}
 
+  /** Counts the hop by outcome and times the holder's answer. */
   async openStream(request: StreamRequest): Promise<TunnelStream> {
+    const stopTimer = this.metrics.peerHopOpen.startTimer();
+    try {
+      const stream = await this.open(request);
+      this.metrics.peerHops.inc({ outcome: 'opened' });
+      return stream;
+    } catch (err) {
+      this.metrics.peerHops.inc({ outcome: err instanceof DeviceOfflineError ? 'offline' : 'refused' });
+      throw err;
+    } finally {
+      stopTimer();
+    }
+  }
+
+  private async open(request: StreamRequest): Promise<TunnelStream> {
     let stream: ClientHttp2Stream;
     try {
       const session = await this.connections.session(this.remoteAddress);

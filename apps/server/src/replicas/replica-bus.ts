@@ -6,6 +6,7 @@ import { NatsTunnelDirectory } from './nats-tunnel-directory';
 import { NatsPeerSessions } from './nats-peer-sessions';
 import { PeerConnections } from './peer-connections';
 import { peerKey } from './peer-key';
+import type { ServerMetrics } from '../common/server-metrics';
 
 /**
  * This replica's connection to NATS and what lives on it: the shared tunnel directory (and its
@@ -22,9 +23,10 @@ export class ReplicaBus {
     readonly events: NatsReplicaEvents,
     readonly peers: NatsPeerSessions,
     private readonly connections: PeerConnections,
+    private readonly metrics: ServerMetrics,
   ) {}
 
-  static async start(config: ReplicasConfig, replicaId: string, serverSecret: Buffer): Promise<ReplicaBus> {
+  static async start(config: ReplicasConfig, replicaId: string, serverSecret: Buffer, metrics: ServerMetrics): Promise<ReplicaBus> {
     let nc: NatsConnection;
     try {
       // Once connected, the client reconnects on its own for as long as it takes.
@@ -35,7 +37,8 @@ export class ReplicaBus {
     try {
       const directory = await NatsTunnelDirectory.open(nc, { replicaId, peerAddress: config.peerAddress });
       const connections = new PeerConnections(peerKey(serverSecret));
-      const bus = new ReplicaBus(nc, directory, new NatsReplicaEvents(nc, replicaId), new NatsPeerSessions(directory, connections), connections);
+      const bus = new ReplicaBus(nc, directory, new NatsReplicaEvents(nc, replicaId), new NatsPeerSessions(directory, connections, metrics), connections, metrics);
+      metrics.natsConnected.set(1);
       bus.logger.log(`replica ${replicaId} on NATS ${redacted(config.natsUrl)}; peers dial ${config.peerAddress}`);
       void bus.reportStatus();
       return bus;
@@ -54,8 +57,13 @@ export class ReplicaBus {
 
   private async reportStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect') this.logger.warn(`NATS connection lost (${String(status.data)}); reconnecting`);
-      else if (status.type === 'reconnect') this.logger.log(`NATS connection back (${String(status.data)})`);
+      if (status.type === 'disconnect') {
+        this.metrics.natsConnected.set(0);
+        this.logger.warn(`NATS connection lost (${String(status.data)}); reconnecting`);
+      } else if (status.type === 'reconnect') {
+        this.metrics.natsConnected.set(1);
+        this.logger.log(`NATS connection back (${String(status.data)})`);
+      }
     }
   }
 }

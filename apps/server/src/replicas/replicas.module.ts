@@ -9,6 +9,7 @@ import { ReplicaBus } from './replica-bus';
 import { ReplicaEvents } from './replica-events';
 import { SHARED_TICKET_STORE } from '../common/ticket-store';
 import { NatsTicketStore } from './nats-ticket-store';
+import { ServerMetrics } from '../common/server-metrics';
 
 /**
  * Several replicas on one NATS (NATS_URL): provides the shared tunnel directory that the tunnel
@@ -27,8 +28,8 @@ export class ReplicasModule {
       providers: [
         {
           provide: ReplicaBus,
-          useFactory: (config: ServerConfig) => ReplicaBus.start(config.replicas!, config.replicaId, config.serverSecret),
-          inject: [SERVER_CONFIG],
+          useFactory: (config: ServerConfig, metrics: ServerMetrics) => ReplicaBus.start(config.replicas!, config.replicaId, config.serverSecret, metrics),
+          inject: [SERVER_CONFIG, ServerMetrics],
         },
         { provide: SHARED_TUNNEL_DIRECTORY, useFactory: (bus: ReplicaBus) => bus.directory, inject: [ReplicaBus] },
         { provide: ReplicaEvents, useFactory: (bus: ReplicaBus) => bus.events, inject: [ReplicaBus] },

@@ -164,6 +164,22 @@ export const REGISTRATIONS = defineCollection<RegistrationRecord>({
   conflictMessage: 'Registration request already exists',
 });
 
+/** One registration request counted against its source address's rate limit (REGISTRATION_RATE_LIMIT per minute). */
+export interface RegistrationHitRecord {
+  id: string;
+  source: string;
+  at: Date;
+  expiresAt: Date;
+}
+
+export const REGISTRATION_HITS = defineCollection<RegistrationHitRecord>({
+  name: 'registration_hits',
+  fields: { source: 'string', at: 'date', expiresAt: 'date' },
+  indexes: [['source', 'at']],
+  expiresAt: 'expiresAt',
+  conflictMessage: 'Registration hit already recorded',
+});
+
 export interface AuditRecord {
   id: string;
   timestamp: Date;
@@ -285,4 +301,4 @@ export const REVOCATIONS = defineCollection<RevocationRecord>({
   conflictMessage: 'Revocation already recorded',
 });
 
-export const ALL_COLLECTIONS = [USERS, ORGS, MEMBERSHIPS, DEVICES, REGISTRATIONS, AUDIT, REPORTS, REVOCATIONS, DEPLOYMENTS, DEPLOYMENT_HEADS];
+export const ALL_COLLECTIONS = [USERS, ORGS, MEMBERSHIPS, DEVICES, REGISTRATIONS, REGISTRATION_HITS, AUDIT, REPORTS, REVOCATIONS, DEPLOYMENTS, DEPLOYMENT_HEADS];

@@ -1,0 +1,114 @@
+/**
+ * GET /metrics (Prometheus text, prom-client) on each replica: refused without credentials and to
+ * a user who is not a server administrator, answered with the admin key; its numbers follow what
+ * happens: a tunnel coming up on B, an exec through A (a peer hop) and on B, a registration request
+ * waiting, NATS connected.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ApiClient, Caller } from './fixtures/api-client';
+import { eventually } from './fixtures/eventually';
+import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
+import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { registerDevice, requestRegistration, TEST_ADMIN_KEY } from './fixtures/test-server';
+
+const ALICE = 'alice@replica-metrics.test';
+const DEVICE = 'metrics-1';
+const ADMIN: Caller = { adminKey: TEST_ADMIN_KEY };
+
+/** The sum of a metric's samples whose labels include `labels` (0 when there is none). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_:]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => present[key] === value)) sum += Number(match[3]);
+  }
+  return sum;
+}
+
+describe('replicas on NATS: GET /metrics', () => {
+  let nats: NatsServerHandle;
+  let idp: IdentityProviderHandle;
+  let replicas: ReplicaPair;
+  let runtime: RuntimeProcess;
+  let alice: Caller;
+  let home: string;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    idp = await startIdentityProvider();
+    home = mkdtempSync(join(tmpdir(), 'svc-replica-metrics-'));
+    replicas = await startReplicaPair(idp, nats.url);
+    alice = await replicas.a.login(ALICE);
+  });
+
+  afterAll(async () => {
+    runtime?.kill('SIGTERM');
+    await runtime?.exited;
+    await replicas?.close();
+    await idp?.stop();
+    await nats?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const scrape = async (api: ApiClient): Promise<string> => {
+    const answer = await api.get('/metrics', ADMIN);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
+    return answer.body as string;
+  };
+
+  it('is never public: 401 without credentials, 403 for a user who is not a server administrator, like the rest of the API', async () => {
+    for (const api of [replicas.a.api, replicas.b.api]) {
+      const anonymous = await api.get('/metrics', {});
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toMatchObject({ statusCode: 401, code: 'UNAUTHENTICATED', requestId: expect.any(String) });
+      expect((await api.get('/metrics', { adminKey: 'wrong' })).status).toBe(401);
+    }
+    const user = await replicas.a.api.get('/metrics', alice);
+    expect(user.body).toMatchObject({ statusCode: 403, code: 'FORBIDDEN' });
+  });
+
+  it('counts the tunnel B holds, the exec through A (a peer hop) and on B, pending registrations and the NATS connection', async () => {
+    const beforeB = await scrape(replicas.b.api);
+    expect(sample(beforeB, 'svc_tunnels', { replica: 'replica-b' })).toBe(0);
+    expect(sample(beforeB, 'svc_nats_connected')).toBe(1);
+    expect(sample(await scrape(replicas.a.api), 'svc_nats_connected')).toBe(1);
+
+    const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
+    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
+    await eventually('B to count the tunnel', async () => sample(await scrape(replicas.b.api), 'svc_tunnels', { replica: 'replica-b' }) === 1);
+    expect(sample(await scrape(replicas.a.api), 'svc_tunnels', { replica: 'replica-a' })).toBe(0);
+    await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
+
+    const beforeA = await scrape(replicas.a.api);
+    const output = 'x'.repeat(50_000);
+    const throughA = await replicas.a.api.post('/api/exec', { device: DEVICE, command: ['sh', '-c', "head -c 50000 /dev/zero | tr '\\0' x"] }, alice);
+    expect(throughA.status).toBe(200);
+    expect(throughA.body.output === output && throughA.body.exit_code === 0).toBe(true);
+    const afterA = await scrape(replicas.a.api);
+    expect(sample(afterA, 'svc_streams_total', { op: 'exec', route: 'peer' }) - sample(beforeA, 'svc_streams_total', { op: 'exec', route: 'peer' })).toBe(1);
+    expect(sample(afterA, 'svc_peer_hops_total', { outcome: 'opened' }) - sample(beforeA, 'svc_peer_hops_total', { outcome: 'opened' })).toBe(1);
+    expect(sample(afterA, 'svc_peer_hop_open_seconds_count') - sample(beforeA, 'svc_peer_hop_open_seconds_count')).toBe(1);
+    expect(sample(afterA, 'svc_exec_duration_seconds_count', { route: 'peer' }) - sample(beforeA, 'svc_exec_duration_seconds_count', { route: 'peer' })).toBe(1);
+    expect(sample(afterA, 'svc_stream_bytes_total', { direction: 'from_device', route: 'peer' }) - sample(beforeA, 'svc_stream_bytes_total', { direction: 'from_device', route: 'peer' })).toBeGreaterThanOrEqual(output.length);
+    // B relayed it for A over its own tunnel.
+    const afterB = await scrape(replicas.b.api);
+    expect(sample(afterB, 'svc_streams_total', { op: 'exec', route: 'for_peer' })).toBe(1);
+    expect(sample(afterB, 'svc_stream_bytes_total', { direction: 'from_device', route: 'for_peer' })).toBeGreaterThanOrEqual(output.length);
+
+    expect((await replicas.b.api.post('/api/exec', { device: DEVICE, command: ['true'] }, alice)).status).toBe(200);
+    const localB = await scrape(replicas.b.api);
+    expect(sample(localB, 'svc_streams_total', { op: 'exec', route: 'local' })).toBe(1);
+    expect(sample(localB, 'svc_exec_duration_seconds_count', { route: 'local' })).toBe(1);
+
+    const pending = sample(localB, 'svc_registrations_pending');
+    await requestRegistration(replicas.a, 'metrics-waiting', `user:${ALICE}`);
+    expect(sample(await scrape(replicas.b.api), 'svc_registrations_pending')).toBe(pending + 1);
+  });
+});
