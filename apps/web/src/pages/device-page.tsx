@@ -5,7 +5,7 @@ import { useLoad } from '../components/use-load';
 import { formatLastSeen, formatUptime } from '../format';
 import { FilesPanel } from './files-panel';
 import { RunCommand } from './run-command';
-import { TerminalPanel } from './terminal-panel';
+import { LazyTerminalPanel } from './lazy-terminal-panel';
 
 /**
  * One device: its status card, and the controls its caller's capabilities allow (as the server
@@ -56,7 +56,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
           Refresh
         </button>
       </div>
-      {may('device:exec') && <TerminalPanel api={api} device={info.id} />}
+      {may('device:exec') && <LazyTerminalPanel api={api} device={info.id} />}
       {may('device:exec') ? (
         <RunCommand api={api} device={info.id} />
       ) : (
