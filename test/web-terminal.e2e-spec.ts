@@ -7,6 +7,8 @@
  * writes them to docs/screenshots).
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
@@ -26,10 +28,10 @@ const spec: FleetSpec = {
 /** The terminal's visible rows as text (xterm's DOM renderer draws spaces as no-break spaces). */
 const screen = (page: Page) => page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()).join('\n'));
 
-/** Whether a `sleep <seconds>` runs on this machine (the runtime's shell is local to the test). */
-function sleeping(seconds: number): boolean {
+/** Whether the shell with this pid runs a `sleep` (the runtime, and so its shell, is local to the test). */
+function sleeping(shellPid: string): boolean {
   try {
-    return execFileSync('pgrep', ['-fx', `sleep ${seconds}`], { encoding: 'utf8' }).trim() !== '';
+    return execFileSync('pgrep', ['-x', '-P', shellPid, 'sleep'], { encoding: 'utf8' }).trim() !== '';
   } catch {
     return false;
   }
@@ -102,19 +104,19 @@ describe('web dashboard terminal', () => {
   });
 
   it('Ctrl-C interrupts a sleep: the prompt returns and $? is 130; the Interrupt button does the same', async () => {
-    await alice.locator('.xterm').click();
+    const [, shell] = await run(alice, 'echo "pid $$"', /^pid (\d+)$/m);
     await alice.keyboard.type('sleep 100');
     await alice.keyboard.press('Enter');
-    await eventually('sleep 100 running', () => sleeping(100));
+    await eventually('sleep 100 running', () => sleeping(shell));
     await alice.keyboard.press('Control+C');
-    await eventually('sleep 100 gone', () => !sleeping(100));
+    await eventually('sleep 100 gone', () => !sleeping(shell));
     await run(alice, 'echo "status $?"', /^status 130$/m);
 
     await alice.keyboard.type('sleep 101');
     await alice.keyboard.press('Enter');
-    await eventually('sleep 101 running', () => sleeping(101));
+    await eventually('sleep 101 running', () => sleeping(shell));
     await alice.getByRole('button', { name: 'Interrupt' }).click();
-    await eventually('sleep 101 gone', () => !sleeping(101));
+    await eventually('sleep 101 gone', () => !sleeping(shell));
     await run(alice, 'echo "after $?"', /^after 130$/m);
     await shootTerminal(alice);
   });
@@ -132,6 +134,23 @@ describe('web dashboard terminal', () => {
     await alice.locator('[data-terminal-state="open"]').waitFor();
     expect(await exit.count()).toBe(0);
     await run(alice, 'echo again-$((20+22))', /^again-42$/m);
+  });
+
+  it('streams a command\'s output on the same page: the first line shows while the command still runs, then the rest and the exit code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-web-stream-'));
+    const go = join(dir, 'go');
+    try {
+      await alice.getByRole('textbox', { name: 'Command' }).fill(`sh -c "echo first; while [ ! -e ${go} ]; do sleep 0.1; done; echo second"`);
+      await alice.getByRole('button', { name: 'Run', exact: true }).click();
+      await eventually('the first line while the command runs', async () => (await alice.getByLabel('Output').textContent()) === 'first\n');
+      expect(await alice.locator('[data-exit-code]').count()).toBe(0);
+      expect(await alice.getByRole('button', { name: 'Stop' }).count()).toBe(1);
+      writeFileSync(go, '');
+      await alice.locator('[data-exit-code="0"]').waitFor();
+      expect(await alice.getByLabel('Output').textContent()).toBe('first\nsecond\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('offers a viewer no terminal, and the server refuses the viewer a ticket anyway', async () => {
