@@ -22,7 +22,10 @@ const WIDTHS = [1280, 390] as const;
 
 const spec: FleetSpec = {
   users: { alice: ALICE, victor: VICTOR },
-  devices: { 'dev-1': { owner: 'alice', hostname: 'kitchen-pi', shares: { victor: 'viewer' }, runtime: true } },
+  devices: {
+    'dev-1': { owner: 'alice', hostname: 'kitchen-pi', shares: { victor: 'viewer' }, runtime: true },
+    'dev-2': { owner: 'alice', hostname: 'garage-gateway' },
+  },
 };
 
 /** The terminal's visible rows as text (xterm's DOM renderer draws spaces as no-break spaces). */
@@ -151,6 +154,26 @@ describe('web dashboard terminal', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('offers no terminal for an offline device, and asks for no ticket', async () => {
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => asked.push(new URL(request.url()).pathname);
+    alice.on('request', onRequest);
+    try {
+      await alice.goto(`${fleet.server.url}/#/devices/dev-2`);
+      await alice.getByRole('heading', { name: 'garage-gateway' }).waitFor();
+      await alice.getByText('The terminal opens when the device is online.').waitFor();
+      expect(await alice.locator('.xterm').count()).toBe(0);
+      // The files panel still lists a directory of the offline device: its 503 is the browser's one expected console line.
+      await alice.getByRole('alert').filter({ hasText: 'DEVICE_OFFLINE' }).waitFor();
+    } finally {
+      alice.off('request', onRequest);
+    }
+    expect(asked.filter((path) => path === '/api/tickets')).toEqual([]);
+    const tab = tabs[0];
+    const expected = /Failed to load resource: the server responded with a status of 503/;
+    tab.consoleErrors.splice(0, tab.consoleErrors.length, ...tab.consoleErrors.filter((line) => !expected.test(line)));
   });
 
   it('offers a viewer no terminal, and the server refuses the viewer a ticket anyway', async () => {

@@ -56,7 +56,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
           Refresh
         </button>
       </div>
-      {may('device:exec') && <LazyTerminalPanel api={api} device={info.id} />}
+      {may('device:exec') && (status.status === 'online' ? <LazyTerminalPanel api={api} device={info.id} /> : <p class="hint">The terminal opens when the device is online.</p>)}
       {may('device:exec') ? (
         <RunCommand api={api} device={info.id} />
       ) : (

@@ -2,7 +2,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ApiClient } from '../api/client';
+import { ApiClient, ApiError } from '../api/client';
 import { ErrorBox } from '../components/feedback';
 import { withConstructedStyles } from '../terminal/constructed-styles';
 import type { ExitBody } from '../terminal/frames';
@@ -59,7 +59,7 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
     ShellSocket.open(api, device, { cols: terminal.cols, rows: terminal.rows }, {
       output: (bytes) => terminal.write(bytes),
       exit: (exit) => live && setPhase({ name: 'exited', exit }),
-      error: (body) => live && setPhase({ name: 'failed', error: Object.assign(new Error(body.message), { code: body.code }) }),
+      error: (body) => live && setPhase({ name: 'failed', error: new ApiError(body.message, 0, body.code, undefined) }),
       closed: (code, reason, exited) => {
         if (live && !exited) setPhase((now) => (now.name === 'failed' ? now : { name: 'closed', why: `${reason || 'connection lost'} (${code})` }));
         socket.current = null;
@@ -69,7 +69,8 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
         if (!live) return opened.close();
         socket.current = opened;
         setPhase((now) => (now.name === 'connecting' ? { name: 'open' } : now));
-        terminal.focus();
+        // Focus follows the user's Reconnect; a page that just opened keeps its own focus (the terminal takes Tab for the shell).
+        if (attempt > 0) terminal.focus();
       },
       (error: unknown) => live && setPhase({ name: 'failed', error }),
     );
