@@ -187,6 +187,19 @@ describe('web dashboard terminal', () => {
     expect(refused.status).toBe(403);
   });
 
+  it('says so when the device goes away under the session, and offers Reconnect', async () => {
+    const device = await fleet.addDevice('dev-3', { owner: 'alice', hostname: 'shed-pi', runtime: true });
+    await alice.goto(`${fleet.server.url}/#/devices/dev-3`);
+    await alice.locator('[data-terminal-state="open"]').waitFor();
+    await run(alice, 'echo still-here', /^still-here$/m);
+    device.runtime!.kill('SIGTERM');
+    await device.runtime!.exited;
+    const ended = alice.getByRole('status').filter({ hasText: /^The (shell was ended by SIGHUP|connection closed: .+)\.$/ });
+    await ended.waitFor();
+    await alice.locator('[data-terminal-state="closed"], [data-terminal-state="exited"]').waitFor();
+    expect(await alice.getByRole('button', { name: 'Reconnect' }).isEnabled()).toBe(true);
+  });
+
   /** The device page with its terminal at both widths; nothing may be wider than the window. */
   async function shootTerminal(page: Page): Promise<void> {
     for (const width of WIDTHS) {
