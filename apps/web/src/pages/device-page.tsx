@@ -8,6 +8,7 @@ import { AuditPanel } from './audit-panel';
 import { DeploymentsPanel } from './deployments-panel';
 import { FilesPanel } from './files-panel';
 import { RunCommand } from './run-command';
+import { LazyTerminalPanel } from './lazy-terminal-panel';
 
 /**
  * One device: its status card, and the controls its caller's capabilities allow (as the server
@@ -58,6 +59,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
           Refresh
         </button>
       </div>
+      {may('device:exec') && (status.status === 'online' ? <LazyTerminalPanel api={api} device={info.id} /> : <p class="hint">The terminal opens when the device is online.</p>)}
       {may('device:exec') ? (
         <RunCommand api={api} device={info.id} />
       ) : (

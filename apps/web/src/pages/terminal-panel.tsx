@@ -1,0 +1,113 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiClient, ApiError } from '../api/client';
+import { ErrorBox } from '../components/feedback';
+import { withConstructedStyles } from '../terminal/constructed-styles';
+import type { ExitBody } from '../terminal/frames';
+import { ShellSocket } from '../terminal/shell-socket';
+
+type Phase = { name: 'connecting' } | { name: 'open' } | { name: 'exited'; exit: ExitBody } | { name: 'closed'; why: string } | { name: 'failed'; error: unknown };
+
+const THEME = { background: '#0f1720', foreground: '#e6edf3', cursor: '#e6edf3' };
+
+function describeExit(exit: ExitBody): string {
+  if (exit.signal) return `The shell was ended by ${exit.signal}.`;
+  return `The shell exited with code ${exit.exit_code ?? '?'}.`;
+}
+
+/**
+ * The device's login shell in xterm.js over the terminal bridge (docs/dashboard.md, "Terminal"):
+ * keystrokes as STDIN frames (Ctrl-C is the byte a terminal sends; the PTY makes it SIGINT),
+ * the size as RESIZE frames whenever the panel's size changes, an Interrupt button for a SIGINT
+ * without a keyboard, the exit code when the shell ends, and Reconnect (a new ticket, a new shell).
+ */
+export function TerminalPanel({ api, device }: { api: ApiClient; device: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const term = useRef<Terminal | null>(null);
+  const socket = useRef<ShellSocket | null>(null);
+  const [phase, setPhase] = useState<Phase>({ name: 'connecting' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    const terminal = new Terminal({ cursorBlink: true, fontSize: 14, scrollback: 5000, theme: THEME });
+    const fit = new FitAddon();
+    terminal.loadAddon(fit);
+    const dropStyles = withConstructedStyles(document, () => terminal.open(host.current!));
+    term.current = terminal;
+    const typed = terminal.onData((data) => socket.current?.type(data));
+    const resized = terminal.onResize(({ cols, rows }) => socket.current?.resize(cols, rows));
+    const observer = new ResizeObserver(() => fit.fit());
+    observer.observe(host.current!);
+    fit.fit();
+    return () => {
+      observer.disconnect();
+      typed.dispose();
+      resized.dispose();
+      terminal.dispose();
+      dropStyles();
+      term.current = null;
+    };
+  }, []);
+
+  useEffect(() => {
+    const terminal = term.current!;
+    let live = true;
+    terminal.reset();
+    setPhase({ name: 'connecting' });
+    ShellSocket.open(api, device, { cols: terminal.cols, rows: terminal.rows }, {
+      output: (bytes) => terminal.write(bytes),
+      exit: (exit) => live && setPhase({ name: 'exited', exit }),
+      error: (body) => live && setPhase({ name: 'failed', error: new ApiError(body.message, 0, body.code, undefined) }),
+      closed: (code, reason, exited) => {
+        if (live && !exited) setPhase((now) => (now.name === 'failed' ? now : { name: 'closed', why: `${reason || 'connection lost'} (${code})` }));
+        socket.current = null;
+      },
+    }).then(
+      (opened) => {
+        if (!live) return opened.close();
+        socket.current = opened;
+        setPhase((now) => (now.name === 'connecting' ? { name: 'open' } : now));
+        // Focus follows the user's Reconnect; a page that just opened keeps its own focus (the terminal takes Tab for the shell).
+        if (attempt > 0) terminal.focus();
+      },
+      (error: unknown) => live && setPhase({ name: 'failed', error }),
+    );
+    return () => {
+      live = false;
+      socket.current?.close();
+      socket.current = null;
+    };
+  }, [api, device, attempt]);
+
+  const ended = phase.name === 'exited' || phase.name === 'closed' || phase.name === 'failed';
+  return (
+    <div class="card" aria-labelledby="terminal-title">
+      <div class="panel-head">
+        <h2 id="terminal-title">Terminal</h2>
+        <span class="muted" data-terminal-state={phase.name}>
+          {phase.name === 'connecting' ? 'Connecting…' : phase.name === 'open' ? 'Connected' : 'Ended'}
+        </span>
+        <button type="button" class="secondary small" disabled={phase.name !== 'open'} onClick={() => socket.current?.interrupt()} title="Send SIGINT to the running command">
+          Interrupt
+        </button>
+        <button type="button" class="secondary small" disabled={!ended} onClick={() => setAttempt((n) => n + 1)}>
+          Reconnect
+        </button>
+      </div>
+      <div class="terminal-host" ref={host} aria-label="Terminal" />
+      {phase.name === 'exited' && (
+        <p class={phase.exit.exit_code === 0 ? 'exit ok' : 'exit failed'} role="status" data-shell-exit-code={phase.exit.exit_code ?? ''}>
+          {describeExit(phase.exit)}
+        </p>
+      )}
+      {phase.name === 'closed' && (
+        <p class="exit failed" role="status">
+          The connection closed: {phase.why}.
+        </p>
+      )}
+      {phase.name === 'failed' && <ErrorBox error={phase.error} />}
+    </div>
+  );
+}

@@ -1,0 +1,214 @@
+/**
+ * The dashboard's terminal in a real browser (Debian's chromium through playwright-core) against a
+ * real server, identity provider and runtime: xterm.js over the terminal bridge. Typing and
+ * reading back from the terminal's rows, resizing with the window, Ctrl-C and the Interrupt
+ * button on a `sleep`, the exit code, Reconnect, and a viewer who is offered no terminal; no
+ * console error (a CSP violation is one). Screenshots at 1280 and 390 px (UPDATE_SCREENSHOTS=1
+ * writes them to docs/screenshots).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
+import { eventually } from './fixtures/eventually';
+import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
+import { freePort } from './fixtures/free-port';
+
+const ALICE = 'alice@term.test';
+const VICTOR = 'victor@term.test';
+const WIDTHS = [1280, 390] as const;
+
+const spec: FleetSpec = {
+  users: { alice: ALICE, victor: VICTOR },
+  devices: {
+    'dev-1': { owner: 'alice', hostname: 'kitchen-pi', shares: { victor: 'viewer' }, runtime: true },
+    'dev-2': { owner: 'alice', hostname: 'garage-gateway' },
+  },
+};
+
+/** The terminal's visible rows as text (xterm's DOM renderer draws spaces as no-break spaces). */
+const screen = (page: Page) => page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()).join('\n'));
+
+/** Whether the shell with this pid runs a `sleep` (the runtime, and so its shell, is local to the test). */
+function sleeping(shellPid: string): boolean {
+  try {
+    return execFileSync('pgrep', ['-x', '-P', shellPid, 'sleep'], { encoding: 'utf8' }).trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+describe('web dashboard terminal', () => {
+  let fleet: Fleet;
+  let browser: Browser;
+  const tabs: Tab[] = [];
+  const shots = screenshotDir();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    fleet = await startFleet({ ...spec, env: { REST_PORT: String(port) }, identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] } });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    for (const tab of tabs) await tab.close();
+    await browser?.close();
+    await fleet?.close();
+  });
+  afterEach(() => {
+    for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
+  });
+
+  async function signedIn(email: string): Promise<Page> {
+    const opened = await openTab(browser, 1280);
+    opened.page.setDefaultTimeout(45_000);
+    tabs.push(opened);
+    await signInThroughProvider(opened.page, fleet.server.url, email);
+    return opened.page;
+  }
+
+  /** Types a line into the terminal and waits for `expected` to appear on its screen after it. */
+  async function run(page: Page, line: string, expected: RegExp): Promise<RegExpMatchArray> {
+    await page.locator('.xterm').click();
+    await page.keyboard.type(line);
+    await page.keyboard.press('Enter');
+    return eventually(`${expected} after "${line}"`, async () => {
+      const text = await screen(page);
+      const at = text.lastIndexOf(line);
+      return at >= 0 && expected.exec(text.slice(at + line.length));
+    }, { describe: () => screen(page) });
+  }
+
+  let alice: Page;
+
+  it('opens the device shell: typed input reaches it and its output is on the screen', async () => {
+    alice = await signedIn(ALICE);
+    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.getByRole('heading', { name: 'Terminal' }).waitFor();
+    await alice.locator('[data-terminal-state="open"]').waitFor();
+    await run(alice, 'echo hi', /^hi$/m);
+    await run(alice, 'echo "$TERM"', /^xterm-256color$/m);
+  });
+
+  it('resizes the device terminal with the panel', async () => {
+    const [, rows, cols] = await run(alice, 'stty size', /^(\d+) (\d+)$/m);
+    expect(Number(cols)).toBeGreaterThan(80);
+    // The device's terminal has as many rows as xterm draws.
+    expect(Number(rows)).toBe(await alice.locator('.xterm-rows > div').count());
+    await alice.setViewportSize({ width: 390, height: 860 });
+    await eventually(`a terminal narrower than ${cols} columns`, async () => {
+      const [, nowRows, nowCols] = await run(alice, 'stty size', /^(\d+) (\d+)$/m);
+      return Number(nowCols) < 60 && Number(nowRows) === (await alice.locator('.xterm-rows > div').count());
+    });
+    await alice.setViewportSize({ width: 1280, height: 860 });
+    await alice.keyboard.type('clear');
+    await alice.keyboard.press('Enter');
+  });
+
+  it('Ctrl-C interrupts a sleep: the prompt returns and $? is 130; the Interrupt button does the same', async () => {
+    const [, shell] = await run(alice, 'echo "pid $$"', /^pid (\d+)$/m);
+    await alice.keyboard.type('sleep 100');
+    await alice.keyboard.press('Enter');
+    await eventually('sleep 100 running', () => sleeping(shell));
+    await alice.keyboard.press('Control+C');
+    await eventually('sleep 100 gone', () => !sleeping(shell));
+    await run(alice, 'echo "status $?"', /^status 130$/m);
+
+    await alice.keyboard.type('sleep 101');
+    await alice.keyboard.press('Enter');
+    await eventually('sleep 101 running', () => sleeping(shell));
+    await alice.getByRole('button', { name: 'Interrupt' }).click();
+    await eventually('sleep 101 gone', () => !sleeping(shell));
+    await run(alice, 'echo "after $?"', /^after 130$/m);
+    await shootTerminal(alice);
+  });
+
+  it('shows the exit code when the shell ends, and Reconnect opens a new shell', async () => {
+    await alice.locator('.xterm').click();
+    await alice.keyboard.type('exit 3');
+    await alice.keyboard.press('Enter');
+    const exit = alice.locator('[data-shell-exit-code]');
+    await exit.waitFor();
+    expect(await exit.getAttribute('data-shell-exit-code')).toBe('3');
+    expect(await exit.textContent()).toBe('The shell exited with code 3.');
+
+    await alice.getByRole('button', { name: 'Reconnect' }).click();
+    await alice.locator('[data-terminal-state="open"]').waitFor();
+    expect(await exit.count()).toBe(0);
+    await run(alice, 'echo again-$((20+22))', /^again-42$/m);
+  });
+
+  it('streams a command\'s output on the same page: the first line shows while the command still runs, then the rest and the exit code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-web-stream-'));
+    const go = join(dir, 'go');
+    try {
+      await alice.getByRole('textbox', { name: 'Command' }).fill(`sh -c "echo first; while [ ! -e ${go} ]; do sleep 0.1; done; echo second"`);
+      await alice.getByRole('button', { name: 'Run', exact: true }).click();
+      await eventually('the first line while the command runs', async () => (await alice.getByLabel('Output').textContent()) === 'first\n');
+      expect(await alice.locator('[data-exit-code]').count()).toBe(0);
+      expect(await alice.getByRole('button', { name: 'Stop' }).count()).toBe(1);
+      writeFileSync(go, '');
+      await alice.locator('[data-exit-code="0"]').waitFor();
+      expect(await alice.getByLabel('Output').textContent()).toBe('first\nsecond\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('offers no terminal for an offline device, and asks for no ticket', async () => {
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => asked.push(new URL(request.url()).pathname);
+    alice.on('request', onRequest);
+    try {
+      await alice.goto(`${fleet.server.url}/#/devices/dev-2`);
+      await alice.getByRole('heading', { name: 'garage-gateway' }).waitFor();
+      await alice.getByText('The terminal opens when the device is online.').waitFor();
+      expect(await alice.locator('.xterm').count()).toBe(0);
+      // The files panel still lists a directory of the offline device: its 503 is the browser's one expected console line.
+      await alice.getByRole('alert').filter({ hasText: 'DEVICE_OFFLINE' }).waitFor();
+    } finally {
+      alice.off('request', onRequest);
+    }
+    expect(asked.filter((path) => path === '/api/tickets')).toEqual([]);
+    const tab = tabs[0];
+    const expected = /Failed to load resource: the server responded with a status of 503/;
+    tab.consoleErrors.splice(0, tab.consoleErrors.length, ...tab.consoleErrors.filter((line) => !expected.test(line)));
+  });
+
+  it('offers a viewer no terminal, and the server refuses the viewer a ticket anyway', async () => {
+    const victor = await signedIn(VICTOR);
+    await victor.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await victor.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
+    await victor.getByText('may view this device only').waitFor();
+    expect(await victor.getByRole('heading', { name: 'Terminal' }).count()).toBe(0);
+    expect(await victor.locator('.xterm').count()).toBe(0);
+    const refused = await fleet.server.api.post('/api/tickets', { device: 'dev-1', operation: 'device_shell' }, { ...fleet.user('victor').caller, headers: { origin: fleet.server.url } });
+    expect(refused.status).toBe(403);
+  });
+
+  it('says so when the device goes away under the session, and offers Reconnect', async () => {
+    const device = await fleet.addDevice('dev-3', { owner: 'alice', hostname: 'shed-pi', runtime: true });
+    await alice.goto(`${fleet.server.url}/#/devices/dev-3`);
+    await alice.locator('[data-terminal-state="open"]').waitFor();
+    await run(alice, 'echo still-here', /^still-here$/m);
+    device.runtime!.kill('SIGTERM');
+    await device.runtime!.exited;
+    const ended = alice.getByRole('status').filter({ hasText: /^The (shell was ended by SIGHUP|connection closed: .+)\.$/ });
+    await ended.waitFor();
+    await alice.locator('[data-terminal-state="closed"], [data-terminal-state="exited"]').waitFor();
+    expect(await alice.getByRole('button', { name: 'Reconnect' }).isEnabled()).toBe(true);
+  });
+
+  /** The device page with its terminal at both widths; nothing may be wider than the window. */
+  async function shootTerminal(page: Page): Promise<void> {
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 860 });
+      await page.locator('.terminal-host').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(shots, `terminal-${width}.png`), fullPage: true });
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      expect({ width, overflow }).toEqual({ width, overflow: 0 });
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  }
+});
