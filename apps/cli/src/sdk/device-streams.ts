@@ -2,6 +2,7 @@ import { ClientHttp2Session, ClientHttp2Stream, connect as http2Connect, constan
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import {
   encodeStreamArgs,
+  subRoutePath,
   ErrorAnswer,
   errorFromAnswer,
   ForwardTarget,
@@ -60,7 +61,7 @@ export class DeviceStreams {
    * (DEVICE_NOT_FOUND, FORBIDDEN, DEVICE_OFFLINE, CONNECTION_REFUSED, …).
    */
   async openForward(device: string, target: ForwardTarget): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/forward`, { target });
+    return this.open(subRoutePath('forward_start.stream', { device }), { target });
   }
 
   /**
@@ -68,7 +69,7 @@ export class DeviceStreams {
    * device:exec): one per connection the `docker` CLI makes, like a forward's.
    */
   async openDocker(device: string): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/docker`, {});
+    return this.open(subRoutePath('docker_exec.stream', { device }), {});
   }
 
   /**
@@ -76,12 +77,12 @@ export class DeviceStreams {
    * stream"), resolved once the command runs; exec-stream.ts speaks its frames.
    */
   async openExecStream(device: string, args: object): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/exec`, args);
+    return this.open(subRoutePath('device_exec.stream', { device }), args);
   }
 
   /** Opens a shell stream (`args` as docs/protocol.md, "Shell"); shell-session.ts speaks its frames. */
   async openShellStream(device: string, args: object): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/shell`, args);
+    return this.open(subRoutePath('device_exec.shell', { device }), args);
   }
 
   /** Closes the connection; open streams are cut. */

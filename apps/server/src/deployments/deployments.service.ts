@@ -136,9 +136,9 @@ export class DeploymentsService {
    * POST /devices/:device/deployments/jobs, what device_deploy sends. Without `deployment_id` the
    * jobs go into the active deployment; a device with none gets a new deployment, made active.
    */
-  async deploy(principal: UserPrincipal, ref: string, body: unknown): Promise<DeployJobsResult> {
+  /** device_deploy's `jobs` route, once OperationGuard authorized it on the device. */
+  async deploy(principal: UserPrincipal, deviceId: string, body: unknown): Promise<DeployJobsResult> {
     const request = parseDeployRequest(body);
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_deploy'));
     const { deploymentId, active } = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       const created = request.deployment_id === undefined && head.activeDeploymentId === null;

@@ -1,15 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { RouteResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { OperationResult, RouteInput, RouteResults } from '@svc/common';
+import { OperationResult, RouteInput, RouteResults, SubRouteInput } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { RejectRegistrationsInput } from '../registrations/dto';
-import { Authorized, Input, Operation } from '../authorization/operation.decorator';
+import { Authorized, Input, Operation, OperationRoute } from '../authorization/operation.decorator';
 import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { DevicesService } from './devices.service';
-import { AuditLogsQuery } from './dto';
 
 /** devices_list, devices_approve, devices_reject, device_status, device_audit_logs, and the extension device_rename. */
 @ApiTags('devices')
@@ -56,10 +55,11 @@ export class DevicesController {
     return this.devices.statusOf(principal, input);
   }
 
-  @Get('devices/:device/status')
+  /** device_status of one device by path; the service decides, as for the [Batch] route. */
+  @OperationRoute('device_status.one', { authorizedBy: 'service' })
   @RouteResponse('device_status_one')
-  status(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string): Promise<RouteResults['device_status_one']> {
-    return this.devices.status(principal, device);
+  status(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_status.one'>): Promise<RouteResults['device_status_one']> {
+    return this.devices.status(principal, input.device);
   }
 
   @Operation('device_audit_logs')
@@ -67,9 +67,10 @@ export class DevicesController {
     return this.devices.auditLogs(principal, input);
   }
 
-  @Get('devices/:device/audit-logs')
+  /** device_audit_logs of one device by path; the service decides (a removed device's history stays its former owner's). */
+  @OperationRoute('device_audit_logs.one', { authorizedBy: 'service' })
   @RouteResponse('device_audit_logs_one')
-  auditLogs(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Query() query: AuditLogsQuery): Promise<OperationResult<'device_audit_logs'>> {
-    return this.devices.auditLogs(principal, { ...query, device });
+  auditLogs(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_audit_logs.one'>): Promise<OperationResult<'device_audit_logs'>> {
+    return this.devices.auditLogs(principal, input);
   }
 }
