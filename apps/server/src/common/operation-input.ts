@@ -1,5 +1,5 @@
 import Ajv, { ValidateFunction } from 'ajv';
-import { HttpRoute, InvalidInputError, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, routeInputSchema, routeParams, SubRoute } from '@svc/common';
+import { HttpMethod, HttpRoute, InvalidInputError, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, ROUTE_INPUTS, RouteInputName, routeInputSchema, routeParams, SubRoute } from '@svc/common';
 import { prototypeKeyPath, summarize } from './validation.pipe';
 
 /** What a request of a catalog route carries, wherever each parameter travels. */
@@ -27,6 +27,13 @@ export function operationInput(op: OperationContract, request: RouteRequest): Re
 export function subRouteInput(name: string, route: SubRoute, request: RouteRequest): Record<string, unknown> {
   const validate = validatorFor(name, () => inputSchema(route.params, { limits: true }));
   return checkedInput(route, route.params, route.rawBody ? { params: request.params, query: request.query } : request, validate);
+}
+
+/** The same for a route outside the catalog (ROUTE_INPUTS): its input in the query (GET) or the JSON body. */
+export function plainRouteInput(name: RouteInputName, method: string, request: Omit<RouteRequest, 'params'>): Record<string, unknown> {
+  const params: Record<string, ParamSpec> = ROUTE_INPUTS[name];
+  const validate = validatorFor(`route:${name}`, () => inputSchema(params, { limits: true }));
+  return checkedInput({ method: method as HttpMethod, path: '' }, params, { params: {}, query: request.query, body: request.body }, validate);
 }
 
 function checkedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: true }, params: Record<string, ParamSpec>, request: RouteRequest, validate: ValidateFunction): Record<string, unknown> {
@@ -61,10 +68,12 @@ function validatorFor(name: string, schema: () => Record<string, unknown>): Vali
 }
 
 const DECIMAL = /^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$/;
+/** A whole number in a query is plain decimal digits (`007` too); `5.0`, `1e3` and `+5` stay text and are refused. */
+const DIGITS = /^[0-9]{1,15}$/;
 
 function fromText(spec: ParamSpec | undefined, value: unknown): unknown {
   if (spec === undefined || typeof value !== 'string') return value;
-  if (spec.type === 'number') return DECIMAL.test(value) ? Number(value) : value;
+  if (spec.type === 'number') return (spec.integer ? DIGITS : DECIMAL).test(value) ? Number(value) : value;
   if (spec.type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   if (spec.type === 'string[]') return [value];
   return value;

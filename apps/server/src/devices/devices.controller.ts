@@ -1,11 +1,12 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { RouteResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { OperationResult, RouteInput, RouteResults, SubRouteInput } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
-import { RejectRegistrationsInput } from '../registrations/dto';
+import type { RejectRegistrationsInput } from '../registrations/registrations.service';
+import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
 import { Authorized, Input, Operation, OperationRoute } from '../authorization/operation.decorator';
 import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { DevicesService } from './devices.service';
@@ -46,7 +47,8 @@ export class DevicesController {
   @Post('devices/registrations/reject')
   @HttpCode(200)
   @RouteResponse('registrations_reject')
-  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @Body() body: RejectRegistrationsInput): Promise<RouteResults['registrations_reject']> {
+  @DocumentedInput('registrations_reject', 'body')
+  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @CheckedInput('registrations_reject') body: RejectRegistrationsInput): Promise<RouteResults['registrations_reject']> {
     return this.registrations.rejectMatching(principal, body);
   }
 

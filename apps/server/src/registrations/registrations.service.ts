@@ -4,6 +4,7 @@ import {
   ConflictError,
   DeviceNotFoundError,
   GoneError,
+  deviceNameProblem,
   InvalidInputError,
   keyFingerprint,
   LIMITS,
@@ -28,7 +29,22 @@ import type { UserPrincipal } from '../auth/principal';
 import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys';
 import { FixedWindowRateLimiter } from './rate-limiter';
 import { RegistrationProof, registrationProofHolds } from './registration-proof';
-import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
+
+/** POST /auth/device, as ROUTE_INPUTS.registration_request checked it (the name by deviceNameProblem, here). */
+export interface RequestRegistrationInput {
+  device_info: { hostname: string; platform: string; architecture: string; os_version: string };
+  owner_scope: string;
+  device_id: string;
+  public_key: string;
+  name?: string;
+}
+
+/** POST /devices/registrations/reject, as ROUTE_INPUTS.registrations_reject checked it. */
+export interface RejectRegistrationsInput {
+  owner_scope?: string;
+  source_address?: string;
+  device_id?: string;
+}
 import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
 
@@ -69,6 +85,8 @@ export class RegistrationsService {
   }
 
   async request(input: RequestRegistrationInput, sourceAddress: string): Promise<RegistrationRequestResult> {
+    const nameProblem = input.name === undefined ? null : deviceNameProblem(input.name);
+    if (nameProblem !== null) throw new InvalidInputError(`name: ${nameProblem}`);
     const now = this.clock.now();
     if (!this.limiter.tryHit(sourceAddress, now.getTime())) throw new RateLimitedError('Too many registration requests from this address; try again in a minute');
     const owner = parseScope(input.owner_scope);

@@ -16,6 +16,8 @@ const INSTANT = { maxLength: 40 } as const;
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
 export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
 const role = str('role', { enum: TOOL_ROLES });
+/** The by-path reads look any reference up (their service decides): one too long names no device, a 404 like any other. */
+const ANY_DEVICE = str('device name or id');
 const AUDIT_RANGE = {
   since: optStr('ISO 8601 lower bound (inclusive)', INSTANT),
   until: optStr('ISO 8601 upper bound (exclusive)', INSTANT),
@@ -49,7 +51,7 @@ export const OPERATIONS = [
   defineOperation({
     name: 'device_status',
     http: route('POST', '/devices/status'),
-    routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device }) },
+    routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) },
     summary: 'Connection status, health, uptime and last contact',
     batch: true,
     readOnly: true,
@@ -64,7 +66,7 @@ export const OPERATIONS = [
     readOnly: true,
     capability: 'device:view',
     params: { ...BATCH_TARGET, ...AUDIT_RANGE },
-    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device, ...AUDIT_RANGE }) },
+    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device: ANY_DEVICE, ...AUDIT_RANGE }) },
   }),
   // Device access control
   defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, capability: 'device:view', params: { device } }),

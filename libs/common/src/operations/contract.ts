@@ -24,6 +24,8 @@ export interface ParamLimits {
   maxItems?: number;
   /** How a value outside these limits is refused: `<name> must be <rule>`. */
   rule?: string;
+  /** How a value that does not match `pattern` is refused, when `must be` does not say it: `<name> <patternProblem>`. */
+  patternProblem?: string;
 }
 
 export interface ParamSpec extends ParamLimits {
