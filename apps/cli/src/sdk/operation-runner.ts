@@ -1,4 +1,4 @@
-import { DeployJobsResult, DeployRequest, EXEC_DEFAULT_TIMEOUT_SECS, InvalidInputError, OperationName, OperationResults } from '@svc/common';
+import { DeployJobsResult, DeployRequest, EXEC_DEFAULT_TIMEOUT_SECS, InvalidInputError, limitsOf, OperationName, OperationResults } from '@svc/common';
 import type { SpecType } from '../deploy/spec-loader';
 import { dockerExec } from './docker-exec';
 import { ForwardSessionStore } from './forward-sessions';
@@ -7,8 +7,8 @@ import { SvcClient } from './svc-client';
 
 type Input = Record<string, unknown>;
 
-/** Extra time an exec's HTTP request waits beyond the command's own timeout. */
-const EXEC_GRACE_MS = 30_000;
+/** Extra time an exec's HTTP request waits beyond the command's own timeout: the server's grace for the device, and as long again for the answer. */
+const EXEC_GRACE_MS = 2 * limitsOf('device_exec').deviceGraceMs;
 
 /**
  * Every tool of the specification, by name, over the SDK: one implementation that `svc mcp`

@@ -1,5 +1,5 @@
 import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
-import { device, deviceStream, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, PATH, remotePath, syncId, TRANSFER } from './route-params';
+import { device, deviceStream, EXEC_LIMITS, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, PATH, remotePath, syncId, TRANSFER } from './route-params';
 import { FILE_LIMITS } from '../file-limits';
 import { TOOL_ROLES } from '../roles';
 import { LIMITS } from '../limits';
@@ -30,7 +30,7 @@ const DEVICE_LIST_EXTRA = {
   cursor: optStr('next_cursor of the previous page', { maxLength: 600 }),
   status: optStr('only devices in this state', { enum: ['online', 'offline', 'pending'] }),
   owner: optStr('owner: user:<email>, org:<id>, an e-mail address or an organization id', { maxLength: 300 }),
-  name: optStr('name prefix (case-sensitive)', { maxLength: 256 }),
+  name: optStr('name prefix (case-sensitive)', { minLength: 1, maxLength: 256 }),
 };
 
 export const OPERATIONS = [
@@ -48,16 +48,7 @@ export const OPERATIONS = [
     params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end', { maxLength: 64 }) },
   }),
   defineOperation({ name: 'device_show', http: route('GET', '/devices/{device}'), summary: 'One device, as devices_list lists it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
-  defineOperation({
-    name: 'device_status',
-    http: route('POST', '/devices/status'),
-    routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) },
-    summary: 'Connection status, health, uptime and last contact',
-    batch: true,
-    readOnly: true,
-    capability: 'device:view',
-    params: { ...BATCH_TARGET },
-  }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) } }),
   defineOperation({
     name: 'device_audit_logs',
     http: route('POST', '/devices/audit-logs'),
@@ -148,6 +139,7 @@ export const OPERATIONS = [
       command: strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024 }),
       timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }),
     },
+    limits: EXEC_LIMITS,
     /** `svc exec` streams stdin and output as they come; `svc shell` runs under the same capability. */
     routes: { stream: deviceStream('exec', 'device:exec'), shell: deviceStream('shell', 'device:exec') },
   }),
@@ -157,7 +149,9 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:exec',
-    params: { device, args: strList('container CLI arguments'), timeout_secs: num('timeout in seconds', 60) },
+    params: { device, args: strList('container CLI arguments'), timeout_secs: num('timeout in seconds', 60, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }) },
+    /** Per captured stream (the MCP tool's): `docker save` or `docker logs` can print without end. */
+    limits: { outputCapBytes: 16 * 1024 * 1024 },
     /** One stream per connection the local container CLI makes to the device's engine. */
     routes: { stream: deviceStream('docker', 'device:exec') },
   }),

@@ -99,6 +99,8 @@ export interface OperationContract {
   capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
+  /** Its limits beyond its parameters' (output caps, grace periods), which the server, the CLI and `svc mcp` read from here. */
+  limits?: Record<string, number>;
   /**
    * The routes a client composes the operation from (file transfer, deploy and a job's log) and
    * its client streams, by name: the server binds each from here, as it binds `http`.

@@ -24,3 +24,13 @@ export const TRANSFER = {
 /** A client stream on a device: its target in the path, its arguments in `svc-args`. */
 export const deviceStream = (what: string, capability: SubRoute['capability']) => subRoute('POST', `/v1/devices/{device}/${what}`, capability, { device }, { stream: true });
 
+
+/** device_exec's limits beyond its parameters (OperationContract.limits). */
+export const EXEC_LIMITS = {
+  /** Largest `output` of a single-device JSON answer; NDJSON and the exec stream are not capped. */
+  outputCapBytes: 16 * 1024 * 1024,
+  /** What all devices of one [Batch] answer may hold together. */
+  batchOutputBudgetBytes: 64 * 1024 * 1024,
+  /** How long past `timeout_secs` the server waits for the device to report the timeout itself. */
+  deviceGraceMs: 15_000,
+} as const;

@@ -1,4 +1,4 @@
-/** The routes of `routes` in the catalog (OperationContract.routes), by `<operation>.<route>`. */
+/** The routes of `routes` in the catalog (OperationContract.routes), by `<operation>.<route>`, and the entries' `limits`. */
 import { fillPath, OperationContract, SubRoute } from './contract';
 import { findOperation, OperationContractOf, OperationName, OPERATIONS, ParamsInput } from './catalog';
 
@@ -29,4 +29,9 @@ export function subRoutePath(name: SubRouteName, values: Record<string, string>)
   const route = findSubRoute(name);
   if (!route) throw new Error(`${name} is no route of the catalog`);
   return fillPath(route.path, values);
+}
+
+/** An operation's limits, as its catalog entry says (typed: `limitsOf('device_exec').outputCapBytes`). */
+export function limitsOf<N extends OperationName>(name: N): OperationContractOf<N> extends { limits: infer L } ? L : never {
+  return (findOperation(name) as OperationContract).limits as never;
 }
