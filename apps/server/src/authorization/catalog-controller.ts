@@ -1,6 +1,6 @@
 import { applyDecorators, Controller, Inject, Req, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { OperationName, OperationResults, RouteInput } from '@svc/common';
+import type { OperationName, OperationResults, RouteInput, RouteResults } from '@svc/common';
 import type { Principal, UserPrincipal } from '../auth/principal';
 import { UsersOnly } from '../auth/decorators';
 import type { AuthorizedTargets, OperationRequest } from './operation-guard';
@@ -23,7 +23,7 @@ const HANDLERS = new Map<Function, Map<OperationName, { method: string; options:
  * capability through AccessPolicy, input schema, OpenAPI). Nothing else is written per operation.
  */
 export function Handles<N extends OperationName & keyof OperationResults>(name: N, options: OperationOptions = {}) {
-  return <P extends Principal, R extends Promise<OperationResults[N]> | OperationResults[N]>(target: object, method: string | symbol, _descriptor: TypedPropertyDescriptor<(call: OperationCall<N, P>) => R>): void => {
+  return <P extends Principal, R extends Promise<OperationResults[N] | RouteResults[keyof RouteResults]> | OperationResults[N]>(target: object, method: string | symbol, _descriptor: TypedPropertyDescriptor<(call: OperationCall<N, P>) => R>): void => {
     const handlers = HANDLERS.get(target.constructor) ?? new Map<OperationName, { method: string; options: OperationOptions }>();
     handlers.set(name, { method: String(method), options });
     HANDLERS.set(target.constructor, handlers);

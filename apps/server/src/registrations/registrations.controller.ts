@@ -6,7 +6,7 @@ import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
 import { RouteResponse } from '../common/operation-response.decorator';
 import { Public } from '../auth/decorators';
 import { RegistrationsService } from './registrations.service';
-import type { RequestRegistrationInput } from './registrations.service';
+import type { RequestRegistrationInput } from './registration-inputs';
 
 /** The runtime's side of registration: unauthenticated by nature, so rate-limited and capped. */
 @ApiTags('device registration')

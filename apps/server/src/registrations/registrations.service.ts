@@ -25,26 +25,13 @@ import { callerAccess, SYSTEM_ACCESS } from '../devices/records/device-access-sc
 import { RegistrationsRepository } from './registrations.repository';
 import { DeviceRecord, RegistrationRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
+import type { RejectRegistrationsInput, RequestRegistrationInput } from './registration-inputs';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 import type { UserPrincipal } from '../auth/principal';
 import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys';
 import { FixedWindowRateLimiter } from './rate-limiter';
 import { RegistrationProof, registrationProofHolds } from './registration-proof';
 
-/** POST /auth/device, as ROUTE_INPUTS.registration_request checked it (the name by deviceNameProblem, here). */
-export interface RequestRegistrationInput {
-  device_info: { hostname: string; platform: string; architecture: string; os_version: string };
-  owner_scope: string;
-  device_id: string;
-  public_key: string;
-  name?: string;
-}
-
-/** POST /devices/registrations/reject, as ROUTE_INPUTS.registrations_reject checked it. */
-export interface RejectRegistrationsInput {
-  owner_scope?: string;
-  source_address?: string;
-  device_id?: string;
-}
 import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
 
@@ -178,7 +165,10 @@ export class RegistrationsService {
     return forDevice[0] ?? null;
   }
 
-  async approve(principal: UserPrincipal, ref: string): Promise<RegistrationApprovalResult> {
+  /** devices_approve, by `device` or, as older callers send it, `request_id`; decided here (AccessPolicy.requireApprover). */
+  @Handles('devices_approve', { authorizedBy: 'service' })
+  async approve({ principal, input }: OperationCall<'devices_approve'>): Promise<RegistrationApprovalResult> {
+    const ref = (input.device ?? input.request_id)!;
     const now = this.clock.now();
     const record = await this.registrations.findLive(ref, now);
     const request = record?.status === 'pending' ? record : await this.findPending(principal, ref);
