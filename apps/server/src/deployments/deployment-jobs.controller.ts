@@ -1,19 +1,20 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { DEPLOY_LIMITS, InvalidInputError, OperationResult, RouteInput, RouteResults, SubRouteInput } from '@svc/common';
+import { DEPLOY_LIMITS, InvalidInputError, RouteResults, SubRouteInput } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { readLargeJsonBody } from '../common/json-body.middleware';
 import { RouteResponse } from '../common/operation-response.decorator';
-import { Authorized, Input, Operation, OperationRoute } from '../authorization/operation.decorator';
+import { Authorized, Input, OperationRoute } from '../authorization/operation.decorator';
 import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { DeploymentsService } from './deployments.service';
 import { JobLogsService } from './job-logs.service';
 
 /**
- * Jobs of a deployment: device_deploy's route (its file is read on the caller's side, the body is
- * a DeployRequest, docs/runspec.md), device_undeploy, and a job's log from the device.
+ * device_deploy's routes (`jobs`: its file is read on the caller's side, the body is a
+ * DeployRequest, docs/runspec.md; `job_logs`: a job's log from the device), which read and write
+ * the raw request and answer. device_undeploy is DeploymentsService's `@Handles`.
  */
 @ApiTags('deployments')
 @ApiBearerAuth()
@@ -37,12 +38,6 @@ export class DeploymentJobsController {
     const body = await readLargeJsonBody(req, res, DEPLOY_LIMITS.maxRequestBytes);
     if (body === undefined) throw new InvalidInputError('Request body required: a DeployRequest (docs/runspec.md)');
     return this.deployments.deploy(principal, device!.device.id, body);
-  }
-
-  /** The service authorizes it (device:deploy), as it does device_deploy's route. */
-  @Operation('device_undeploy', { authorizedBy: 'service' })
-  undeploy(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'device_undeploy'>): Promise<OperationResult<'device_undeploy'>> {
-    return this.deployments.undeploy(principal, input.device, input.job_id, input.deployment_id);
   }
 
   /** text/plain from the device, streamed (docs/deployments.md); OpenAPI cannot describe it. */

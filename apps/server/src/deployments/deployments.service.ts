@@ -26,7 +26,7 @@ import { DeploymentsRepository } from './deployments.repository';
 import { Storage } from '../storage/storage.port';
 import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision, toDocument, toSummary } from './deployment-state';
-import { authorizedDeviceId, deploymentNotFound, deviceResolver } from './deployment-refs';
+import { deploymentNotFound, deviceResolver } from './deployment-refs';
 import { parseDeployRequest } from './deploy-request';
 
 /** More deployments than this on one device is a 409: remove old ones first. */
@@ -172,8 +172,9 @@ export class DeploymentsService {
     return { status: 'deployed', deployment_id: deploymentId };
   }
 
-  async undeploy(principal: UserPrincipal, ref: string, jobId: string, deploymentId?: string): Promise<StatusResult<'undeployed'>> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_undeploy'));
+  @Handles('device_undeploy')
+  async undeploy({ principal, authorized, input }: OperationCall<'device_undeploy'>): Promise<StatusResult<'undeployed'>> {
+    const [deviceId, jobId, deploymentId] = [authorized.device!.device.id, input.job_id, input.deployment_id];
     const active = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       const record = await this.target(deviceId, head, deploymentId);
