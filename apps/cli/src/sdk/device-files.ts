@@ -41,7 +41,7 @@ export class DeviceFiles {
     const { device, path } = parseDevicePath(spec);
     let entries: unknown;
     try {
-      entries = await this.http.json<unknown>('GET', device, '', { path });
+      entries = await this.http.json<unknown>('device_ls.list', device, { path });
     } catch (err) {
       // The server relays the listing as the device sends it: a body cut short is the device (or its tunnel) gone.
       if (err instanceof DomainError) throw err;

@@ -4,6 +4,7 @@ import { ErrorAnswer, errorFromAnswer, ServerUnreachableError } from '@svc/commo
 import { serverTlsOptions, ServerTrust, untrustedServerReason } from '@svc/common/tls-trust';
 import { encodeStreamArgs, TUNNEL_HEADERS, TUNNEL_HTTP2 } from '@svc/common/tunnel';
 import type { ForwardTarget } from '@svc/common';
+import { subRoutePath } from '@svc/common/operations';
 import { parseJsonOr, plainGet } from './plain-get';
 
 /** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */
@@ -52,7 +53,7 @@ export class DeviceStreams {
    * (DEVICE_NOT_FOUND, FORBIDDEN, DEVICE_OFFLINE, CONNECTION_REFUSED, …).
    */
   async openForward(device: string, target: ForwardTarget): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/forward`, { target });
+    return this.open(subRoutePath('forward_start.stream', { device }), { target });
   }
 
   /**
@@ -60,7 +61,7 @@ export class DeviceStreams {
    * device:exec): one per connection the `docker` CLI makes, like a forward's.
    */
   async openDocker(device: string): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/docker`, {});
+    return this.open(subRoutePath('docker_exec.stream', { device }), {});
   }
 
   /**
@@ -68,12 +69,12 @@ export class DeviceStreams {
    * stream"), resolved once the command runs; exec-stream.ts speaks its frames.
    */
   async openExecStream(device: string, args: object): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/exec`, args);
+    return this.open(subRoutePath('device_exec.stream', { device }), args);
   }
 
   /** Opens a shell stream (`args` as docs/protocol.md, "Shell"); shell-session.ts speaks its frames. */
   async openShellStream(device: string, args: object): Promise<ClientHttp2Stream> {
-    return this.open(`/v1/devices/${encodeURIComponent(device)}/shell`, args);
+    return this.open(subRoutePath('device_exec.shell', { device }), args);
   }
 
   /** Closes the connection; open streams are cut. */

@@ -83,7 +83,7 @@ export async function syncTrees(files: SyncTransport, source: FileLocation, dest
     }
   }
   const device = source.kind === 'device' ? source.device : (dest as { device: string }).device;
-  await files.http.json('POST', device, 'sync-end', {}, { sync: syncId });
+  await files.http.json('device_sync.sync_end', device, {}, { sync: syncId });
   return report;
 }
 
@@ -108,7 +108,7 @@ function sideOf(files: SyncTransport, location: FileLocation, exclude: string[],
     manifest: async () => readManifest(await files.http.manifest(device, { path: root, exclude })),
     remove: async (paths) => {
       for (let start = 0; start < paths.length; start += FILE_LIMITS.maxDeletePaths) {
-        await files.http.json('POST', device, 'delete', {}, { root, paths: paths.slice(start, start + FILE_LIMITS.maxDeletePaths), sync: syncId });
+        await files.http.json('device_sync.delete', device, {}, { root, paths: paths.slice(start, start + FILE_LIMITS.maxDeletePaths), sync: syncId });
       }
     },
   };

@@ -3,14 +3,15 @@ import type { ClientHttp2Stream } from 'node:http2';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidInputError, NotFoundError, OperationResults, resetStream } from '@svc/common';
+import { InvalidInputError, limitsOf, NotFoundError, OperationResults, resetStream } from '@svc/common';
+import { catalogDefault, catalogParam } from '../catalog-flags';
 import type { DeviceStreams } from './device-streams';
 import { LocalForwarder } from './local-forwarder';
 
-const DEFAULT_TIMEOUT_SECS = 60;
-const MAX_TIMEOUT_SECS = 24 * 60 * 60;
-/** Per stream; `docker save` or `docker logs` can print without end. */
-const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** docker_exec's default and range of timeout_secs, and its output cap per captured stream, from its catalog entry. */
+const DEFAULT_TIMEOUT_SECS = catalogDefault<number>('docker_exec', 'timeout_secs', 'number');
+const MAX_TIMEOUT_SECS = catalogParam('docker_exec', 'timeout_secs').maximum!;
+const MAX_OUTPUT_BYTES = limitsOf('docker_exec').outputCapBytes;
 /** How long the probe stream may take to close by itself before it is reset. */
 const PROBE_CLOSE_MS = 5_000;
 /** After SIGTERM on timeout, the CLI gets this long before SIGKILL. */

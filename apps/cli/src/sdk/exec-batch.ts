@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { DomainError } from '@svc/common/errors';
+import { limitsOf } from '@svc/common/operations';
 import type { SvcClient } from './svc-client';
 
 /** The NDJSON lines of POST /api/exec for a batch (docs/protocol.md, "Exec"), each tagged with its device. */
@@ -14,8 +15,8 @@ export interface ExecBatchInput {
   timeout_secs: number;
 }
 
-/** The HTTP answer may wait this long past the command's timeout (the device's grace, then the server's). */
-const ANSWER_GRACE_MS = 30_000;
+/** The HTTP answer may wait this long past the command's timeout: the server's grace for the device (the catalog's), and as long again for the answer. */
+export const ANSWER_GRACE_MS = 2 * limitsOf('device_exec').deviceGraceMs;
 const NDJSON = 'application/x-ndjson';
 
 /**

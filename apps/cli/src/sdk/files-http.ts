@@ -2,7 +2,7 @@ import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOpt
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader } from '@svc/common';
+import { DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, findSubRoute, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader, SubRouteName, subRoutePath } from '@svc/common';
 import { asServerUnreachable } from './api-error';
 import { DeviceStreamError } from './device-streams';
 
@@ -40,18 +40,19 @@ export class FilesHttp {
     this.agent = this.base.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, ca: options.ca }) : new HttpAgent({ keepAlive: true });
   }
 
-  async json<T>(method: 'GET' | 'POST', device: string, route: string, query: Record<string, string> = {}, body?: unknown): Promise<T> {
-    const res = await this.send(method, device, route, query, body === undefined ? {} : { 'content-type': 'application/json' }, (req) => req.end(body === undefined ? undefined : JSON.stringify(body)));
+  /** A file route of the catalog that answers JSON (device_ls's listing, device_sync's delete and end). */
+  async json<T>(route: SubRouteName, device: string, query: Record<string, string> = {}, body?: unknown): Promise<T> {
+    const res = await this.send(route, device, query, body === undefined ? {} : { 'content-type': 'application/json' }, (req) => req.end(body === undefined ? undefined : JSON.stringify(body)));
     return JSON.parse(await readAll(res)) as T;
   }
 
   /** POST …/manifest: the NDJSON answer, unread. */
   manifest(device: string, body: object): Promise<IncomingMessage> {
-    return this.send('POST', device, 'manifest', {}, { 'content-type': 'application/json' }, (req) => req.end(JSON.stringify(body)));
+    return this.send('device_sync.manifest', device, {}, { 'content-type': 'application/json' }, (req) => req.end(JSON.stringify(body)));
   }
 
   async download(device: string, query: Record<string, string>): Promise<Download> {
-    const res = await this.send('GET', device, 'content', query, { te: 'trailers' }, (req) => req.end());
+    const res = await this.send('device_cp.download', device, query, { te: 'trailers' }, (req) => req.end());
     const size = parseIntegerHeader(res.headers[FILE_HTTP_HEADERS.size], FILE_HTTP_HEADERS.size) ?? 0;
     const mode = parseModeHeader(res.headers[FILE_HTTP_HEADERS.mode], FILE_HTTP_HEADERS.mode) ?? 0o644;
     const mtime = parseIntegerHeader(res.headers[FILE_HTTP_HEADERS.mtime], FILE_HTTP_HEADERS.mtime) ?? Date.now();
@@ -80,7 +81,7 @@ export class FilesHttp {
       [FILE_HTTP_HEADERS.mode]: formatModeHeader(meta.mode),
       [FILE_HTTP_HEADERS.mtime]: String(meta.mtime),
     };
-    const res = await this.send('PUT', device, 'content', query, headers, (req) => {
+    const res = await this.send('device_cp.upload', device, query, headers, (req) => {
       pipeline(data, req, { end: false }).then(
         () => {
           req.addTrailers({ [FILE_HTTP_HEADERS.sha256]: sha256() });
@@ -98,14 +99,14 @@ export class FilesHttp {
 
   /** Sends one request; resolves with a 2xx response, rejects with the server's error answer. */
   private async send(
-    method: string,
+    route: SubRouteName,
     device: string,
-    route: string,
     query: Record<string, string>,
     headers: Record<string, string>,
     write: (req: ReturnType<typeof httpRequest>) => void,
   ): Promise<IncomingMessage> {
-    const url = new URL(`devices/${encodeURIComponent(device)}/files${route ? `/${route}` : ''}`, this.base.href.endsWith('/') ? this.base : `${this.base.href}/`);
+    const url = new URL(subRoutePath(route, { device }).slice(1), this.base.href.endsWith('/') ? this.base : `${this.base.href}/`);
+    const method = findSubRoute(route)!.method;
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const options: RequestOptions = { method, agent: this.agent, headers: { ...this.options.headers, ...headers, authorization: `Bearer ${await this.options.token()}` } };
     const res = await new Promise<IncomingMessage>((resolve, reject) => {

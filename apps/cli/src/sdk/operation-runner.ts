@@ -1,14 +1,13 @@
 import { DeployJobsResult, DeployRequest, EXEC_DEFAULT_TIMEOUT_SECS, InvalidInputError, OperationName, OperationResults } from '@svc/common';
 import type { SpecType } from '../deploy/spec-loader';
 import { dockerExec } from './docker-exec';
+import { ANSWER_GRACE_MS } from './exec-batch';
 import { ForwardSessionStore } from './forward-sessions';
 import { approveWithoutReplacing } from './registration-review';
 import { SvcClient } from './svc-client';
 
 type Input = Record<string, unknown>;
 
-/** Extra time an exec's HTTP request waits beyond the command's own timeout. */
-const EXEC_GRACE_MS = 30_000;
 
 /**
  * Every tool of the specification, by name, over the SDK: one implementation that `svc mcp`
@@ -43,7 +42,7 @@ export class OperationRunner {
       case 'device_exec': {
         requireBatchTarget(input);
         const seconds = typeof input.timeout_secs === 'number' ? input.timeout_secs : EXEC_DEFAULT_TIMEOUT_SECS;
-        return this.client.call('device_exec', input, seconds * 1000 + EXEC_GRACE_MS);
+        return this.client.call('device_exec', input, seconds * 1000 + ANSWER_GRACE_MS);
       }
       case 'forward_start':
         return this.forwards.start(String(input.device), input.specs as string[]);

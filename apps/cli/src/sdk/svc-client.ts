@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { DeployJobsResult, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults } from '@svc/common/operations';
+import { DeployJobsResult, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults, subRoutePath } from '@svc/common/operations';
 import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP } from '@svc/common/tunnel';
 import type { DeployRequest } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
@@ -45,7 +45,7 @@ export class SvcClient {
 
   /** device_deploy's route: a DeployRequest the caller built from its file (loadDeploySpec). */
   deploy(device: string, request: DeployRequest): Promise<DeployJobsResult> {
-    return this.rest.request<DeployJobsResult>({ method: 'POST', path: `/devices/${encodeURIComponent(device)}/deployments/jobs`, body: request, authorization: () => this.session.authorization() });
+    return this.rest.request<DeployJobsResult>({ method: 'POST', path: subRoutePath('device_deploy.jobs', { device }), body: request, authorization: () => this.session.authorization() });
   }
 
   /**
@@ -56,7 +56,7 @@ export class SvcClient {
   deploymentLogs(device: string, job: string, options: { follow?: boolean; tail?: number } = {}): Promise<IncomingMessage> {
     const query: [string, string][] = [['follow', String(options.follow === true)]];
     if (options.tail !== undefined) query.push(['tail', String(options.tail)]);
-    const path = `/devices/${encodeURIComponent(device)}/deployments/jobs/${encodeURIComponent(job)}/logs`;
+    const path = subRoutePath('device_deploy.job_logs', { device, job_id: job });
     return this.rest.stream({ method: 'GET', path, query, authorization: () => this.session.authorization() });
   }
 

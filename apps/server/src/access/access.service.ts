@@ -9,8 +9,9 @@ import { AuditService } from '../audit/audit.service';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import type { UserPrincipal } from '../auth/principal';
 import { FleetEvents } from '../events/fleet-events';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 
-/** Sharing a device with users and organizations (`allowed_scopes` with a role each). */
+/** Sharing a device with users and organizations (`allowed_scopes` with a role each): device_access_list, _add, _remove, served from the catalog. */
 @Injectable()
 export class AccessService {
   constructor(
@@ -21,9 +22,10 @@ export class AccessService {
     private readonly events: FleetEvents,
   ) {}
 
-  /** `device` as AccessPolicy authorized it for device_access_list (OperationGuard). */
-  list(device: DeviceRecord): AccessEntry[] {
-    return device.shares.map(toAccessEntry);
+  /** The device as AccessPolicy authorized it for device_access_list (OperationGuard). */
+  @Handles('device_access_list')
+  list({ authorized }: OperationCall<'device_access_list'>): AccessEntry[] {
+    return authorized.device!.device.shares.map(toAccessEntry);
   }
 
   /**
@@ -31,6 +33,16 @@ export class AccessService {
    * edits never overwrite each other: the loser reads again and decides again (checks included:
    * the route's guard decided on the device as it was before the first attempt).
    */
+  @Handles('device_access_add')
+  addAccess({ principal, input }: OperationCall<'device_access_add'>): Promise<{ status: 'added' }> {
+    return this.add(principal, input.device, input.email_or_org_id, input.role);
+  }
+
+  @Handles('device_access_remove')
+  removeAccess({ principal, input }: OperationCall<'device_access_remove'>): Promise<{ status: 'removed' }> {
+    return this.remove(principal, input.device, input.email_or_org_id);
+  }
+
   async add(principal: UserPrincipal, ref: string, emailOrOrgId: string, role: ToolRole): Promise<{ status: 'added' }> {
     const scope = targetScope(emailOrOrgId);
     const deviceId = await retryLostRaces(async () => {

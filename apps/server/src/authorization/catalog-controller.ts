@@ -1,53 +1,55 @@
 import { applyDecorators, Controller, Inject, Req, Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { OperationName, OperationResults, RouteInput } from '@svc/common';
-import type { UserPrincipal } from '../auth/principal';
+import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { OperationName, OperationResults, RouteInput, RouteResults } from '@svc/common';
+import type { Principal, UserPrincipal } from '../auth/principal';
 import { UsersOnly } from '../auth/decorators';
 import type { AuthorizedTargets, OperationRequest } from './operation-guard';
-import { Operation } from './operation.decorator';
+import { Operation, OperationOptions } from './operation.decorator';
 
 /** What the handler of a catalog operation is given: the caller, what OperationGuard authorized, the checked input. */
-export interface OperationCall<N extends OperationName> {
-  principal: UserPrincipal;
+export interface OperationCall<N extends OperationName, P extends Principal = UserPrincipal> {
+  /** A user, or also the admin key where the controller lets it in (`adminKey`). */
+  principal: P;
   authorized: AuthorizedTargets;
   input: RouteInput<N>;
 }
 
-/** Service class → its `@Handles` methods, by operation. */
-const HANDLERS = new Map<Function, Map<OperationName, string>>();
+/** Service class → its `@Handles` methods, by operation, with the route's options. */
+const HANDLERS = new Map<Function, Map<OperationName, { method: string; options: OperationOptions }>>();
 
 /**
  * Marks a service method as the handler of a catalog operation: `catalogController(Service)`
  * serves it at the operation's route, with everything `@Operation(name)` applies (method, path,
  * capability through AccessPolicy, input schema, OpenAPI). Nothing else is written per operation.
  */
-export function Handles<N extends OperationName & keyof OperationResults>(name: N) {
-  return (target: object, method: string | symbol, _descriptor: TypedPropertyDescriptor<(call: OperationCall<N>) => Promise<OperationResults[N]>>): void => {
-    const handlers = HANDLERS.get(target.constructor) ?? new Map<OperationName, string>();
-    handlers.set(name, String(method));
+export function Handles<N extends OperationName & keyof OperationResults>(name: N, options: OperationOptions = {}) {
+  return <P extends Principal, R extends Promise<OperationResults[N] | RouteResults[keyof RouteResults]> | OperationResults[N]>(target: object, method: string | symbol, _descriptor: TypedPropertyDescriptor<(call: OperationCall<N, P>) => R>): void => {
+    const handlers = HANDLERS.get(target.constructor) ?? new Map<OperationName, { method: string; options: OperationOptions }>();
+    handlers.set(name, { method: String(method), options });
     HANDLERS.set(target.constructor, handlers);
   };
 }
 
 /**
  * A controller for the `@Handles` methods of `service` (a provider of the same module): one route
- * per operation, each bound from its catalog entry. For user tokens only, like the device routes.
+ * per operation, each bound from its catalog entry. For user tokens only, like the device routes,
+ * unless `adminKey` lets the admin key in too (the organization routes).
  */
-export function catalogController(service: Type, tag: string): Type {
+export function catalogController(service: Type, tag: string, access: { adminKey?: true } = {}): Type {
   @ApiTags(tag)
   @ApiBearerAuth()
-  @UsersOnly()
+  @applyDecorators(...(access.adminKey ? [ApiSecurity('admin-key')] : [UsersOnly()]))
   @Controller()
   class CatalogController {
-    constructor(@Inject(service) readonly target: Record<string, (call: OperationCall<OperationName>) => Promise<unknown>>) {}
+    constructor(@Inject(service) readonly target: Record<string, (call: OperationCall<OperationName, Principal>) => unknown>) {}
   }
-  for (const [name, method] of HANDLERS.get(service) ?? []) {
+  for (const [name, { method, options }] of HANDLERS.get(service) ?? []) {
     const handler = function (this: CatalogController, request: OperationRequest) {
-      return this.target[method]({ principal: request.principal as UserPrincipal, authorized: request.authorized ?? {}, input: request.input as never });
+      return this.target[method]({ principal: request.principal, authorized: request.authorized ?? {}, input: request.input as never });
     };
     Object.defineProperty(CatalogController.prototype, name, { value: handler, writable: true, configurable: true });
     Req()(CatalogController.prototype, name, 0);
-    applyDecorators(Operation(name as OperationName & keyof OperationResults))(CatalogController.prototype, name, Object.getOwnPropertyDescriptor(CatalogController.prototype, name)!);
+    applyDecorators(Operation(name as OperationName & keyof OperationResults, options))(CatalogController.prototype, name, Object.getOwnPropertyDescriptor(CatalogController.prototype, name)!);
   }
   Object.defineProperty(CatalogController, 'name', { value: `${service.name}CatalogController` });
   return CatalogController;

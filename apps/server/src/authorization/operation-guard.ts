@@ -1,12 +1,13 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { capabilitiesOf, findOperation, HttpRoute, InvalidInputError, isDeviceCapability, isOrgCapability, OperationContract, OperationName, paramLocation, ServerCapability } from '@svc/common';
+import { capabilitiesOf, findOperation, findSubRoute, HttpRoute, InvalidInputError, isDeviceCapability, isOrgCapability, OperationContract, OperationName, paramLocation, ServerCapability, SubRouteName } from '@svc/common';
 import type { Principal } from '../auth/principal';
 import { OrgRecord } from '../storage/records';
-import { operationInput } from '../common/operation-input';
+import { operationInput, subRouteInput } from '../common/operation-input';
 import { AccessPolicy, AuthorizedDevice } from './access-policy.service';
 
 export const OPERATION = 'svc:operation';
+export const SUB_ROUTE = 'svc:subRoute';
 export const SERVER_CAPABILITY = 'svc:serverCapability';
 export const AUTHORIZED_BY_SERVICE = 'svc:authorizedByService';
 
@@ -32,6 +33,7 @@ export interface OperationRequest {
  * the server, in the entry's order (unless its service decides them: [Batch] operations per device,
  * `authorizedBy: 'service'`); then the input, checked against the catalog's JSON Schema
  * (operationInput). What it resolved is handed to the handler (`@Authorized()`, `@Input()`).
+ * A route of an operation's `routes` (`@OperationRoute`) has its own capability on its `device`.
  * Routes outside the catalog name a server capability instead (`@ServerAdministration`).
  */
 @Injectable()
@@ -47,6 +49,15 @@ export class OperationGuard implements CanActivate {
     const serverCapability = this.reflector.get<ServerCapability | undefined>(SERVER_CAPABILITY, context.getHandler());
     if (serverCapability) {
       await this.policy.requireServer(request.principal, serverCapability);
+      return true;
+    }
+    const subRoute = this.reflector.get<SubRouteName | undefined>(SUB_ROUTE, context.getHandler());
+    if (subRoute) {
+      const route = findSubRoute(subRoute)!;
+      if (!this.reflector.get<boolean | undefined>(AUTHORIZED_BY_SERVICE, context.getHandler())) {
+        request.authorized = { device: await this.policy.requireDevice(request.principal, target(route, request, ['device']), route.capability) };
+      }
+      request.input = subRouteInput(subRoute, route, request);
       return true;
     }
     const op: OperationContract | undefined = name ? findOperation(name) : undefined;
@@ -76,7 +87,7 @@ export class OperationGuard implements CanActivate {
 }
 
 /** The operation parameter naming the target, from wherever the route carries it (path, query or body). */
-function target(http: HttpRoute, request: Pick<OperationRequest, 'params' | 'query' | 'body'>, names: string[]): string {
+function target(http: Pick<HttpRoute, 'method' | 'path'>, request: Pick<OperationRequest, 'params' | 'query' | 'body'>, names: string[]): string {
   const name = names.find((n) => http.path.includes(`{${n}}`)) ?? names[0];
   const where = paramLocation(http, name);
   const source = where === 'path' ? request.params : where === 'query' ? request.query : request.body;

@@ -1,8 +1,8 @@
 import { applyDecorators, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { findOperation, HttpMethod, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, paramSchema, routeParams, RouteResults, ServerCapability } from '@svc/common';
+import { findOperation, findSubRoute, HttpMethod, HttpRoute, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, ParamSpec, paramSchema, routeParams, RouteResults, ServerCapability, SubRouteName } from '@svc/common';
 import { OperationResponse } from '../common/operation-response.decorator';
-import { AUTHORIZED_BY_SERVICE, AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY } from './operation-guard';
+import { AUTHORIZED_BY_SERVICE, AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY, SUB_ROUTE } from './operation-guard';
 
 const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete };
 
@@ -39,17 +39,34 @@ export function Operation(name: OperationName & keyof OperationResults, options:
     METHODS[op.http.method](expressPath(op.http.path)),
     HttpCode(status),
     OperationResponse(name, status, options.or),
-    ...documentedInput(op),
+    ...documentedInput(op.http, routeParams(op)),
     SetMetadata(OPERATION, name),
     SetMetadata(AUTHORIZED_BY_SERVICE, options.authorizedBy === 'service' || op.batch),
     UseGuards(OperationGuard),
   );
 }
 
+/**
+ * Binds a handler to a route of an operation's `routes` (`'device_cp.upload'`): its method and
+ * path, its parameters in the OpenAPI document, and OperationGuard, which has AccessPolicy decide
+ * the route's capability on its `device` and then checks the input against its params. The
+ * handler documents its answer itself (bytes, NDJSON, text), and reads `@Authorized()` and `@Input()`.
+ */
+export function OperationRoute(name: SubRouteName, options: Pick<OperationOptions, 'status' | 'authorizedBy'> = {}): MethodDecorator {
+  const route = findSubRoute(name);
+  if (!route || route.stream) throw new Error(`@OperationRoute('${name}'): the catalog gives it no REST route`);
+  return applyDecorators(
+    METHODS[route.method](expressPath(route.path)),
+    HttpCode(options.status ?? 200),
+    ...documentedInput(route, route.params),
+    SetMetadata(SUB_ROUTE, name),
+    SetMetadata(AUTHORIZED_BY_SERVICE, options.authorizedBy === 'service'),
+    UseGuards(OperationGuard),
+  );
+}
+
 /** The route's parameters in the OpenAPI document, from the same schema the guard checks. */
-function documentedInput(op: OperationContract): MethodDecorator[] {
-  const http = op.http!;
-  const params = routeParams(op);
+function documentedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: true }, params: Record<string, ParamSpec>): MethodDecorator[] {
   const where = (location: 'path' | 'query' | 'body') => Object.entries(params).filter(([name]) => paramLocation(http, name) === location);
   const schema = (name: string) => paramSchema(name, params[name], { limits: true }) as never;
   const body = Object.fromEntries(where('body'));

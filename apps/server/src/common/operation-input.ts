@@ -1,5 +1,5 @@
 import Ajv, { ValidateFunction } from 'ajv';
-import { InvalidInputError, inputProblems, OperationContract, paramLocation, ParamSpec, routeInputSchema, routeParams } from '@svc/common';
+import { HttpMethod, HttpRoute, InvalidInputError, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, ROUTE_INPUTS, RouteInputName, routeInputSchema, routeParams, SubRoute } from '@svc/common';
 import { prototypeKeyPath, summarize } from './validation.pipe';
 
 /** What a request of a catalog route carries, wherever each parameter travels. */
@@ -20,8 +20,23 @@ const validators = new Map<string, ValidateFunction>();
  * left for the schema to refuse. Any problem is one 400 naming every field at fault.
  */
 export function operationInput(op: OperationContract, request: RouteRequest): Record<string, unknown> {
-  const http = op.http!;
-  const params = routeParams(op);
+  return checkedInput(op.http!, routeParams(op), request, validatorFor(op.name, () => routeInputSchema(op)));
+}
+
+/** The same for a route of an operation's `routes`; a raw body is the handler's to read. */
+export function subRouteInput(name: string, route: SubRoute, request: RouteRequest): Record<string, unknown> {
+  const validate = validatorFor(name, () => inputSchema(route.params, { limits: true }));
+  return checkedInput(route, route.params, route.rawBody ? { params: request.params, query: request.query } : request, validate);
+}
+
+/** The same for a route outside the catalog (ROUTE_INPUTS): its input in the query (GET) or the JSON body. */
+export function plainRouteInput(name: RouteInputName, method: string, request: Omit<RouteRequest, 'params'>): Record<string, unknown> {
+  const params: Record<string, ParamSpec> = ROUTE_INPUTS[name];
+  const validate = validatorFor(`route:${name}`, () => inputSchema(params, { limits: true }));
+  return checkedInput({ method: method as HttpMethod, path: '' }, params, { params: {}, query: request.query, body: request.body }, validate);
+}
+
+function checkedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: true }, params: Record<string, ParamSpec>, request: RouteRequest, validate: ValidateFunction): Record<string, unknown> {
   const sendsBody = http.method !== 'GET' && http.method !== 'DELETE';
   const body = sendsBody ? (request.body ?? {}) : {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');
@@ -41,23 +56,24 @@ export function operationInput(op: OperationContract, request: RouteRequest): Re
   take('query', request.query, fromText);
   take('body', body as Record<string, unknown>, (_spec, value) => value);
 
-  const validate = validatorFor(op);
   const problems = validate(input) ? [] : inputProblems(params, validate.errors ?? [], http.either);
   if (misplaced.length + problems.length > 0) throw new InvalidInputError(summarize([...misplaced, ...problems]));
   return input;
 }
 
-function validatorFor(op: OperationContract): ValidateFunction {
-  let validate = validators.get(op.name);
-  if (!validate) validators.set(op.name, (validate = ajv.compile(routeInputSchema(op))));
+function validatorFor(name: string, schema: () => Record<string, unknown>): ValidateFunction {
+  let validate = validators.get(name);
+  if (!validate) validators.set(name, (validate = ajv.compile(schema())));
   return validate;
 }
 
 const DECIMAL = /^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$/;
+/** A whole number in a query is plain decimal digits (`007` too); `5.0`, `1e3` and `+5` stay text and are refused. */
+const DIGITS = /^[0-9]{1,15}$/;
 
 function fromText(spec: ParamSpec | undefined, value: unknown): unknown {
   if (spec === undefined || typeof value !== 'string') return value;
-  if (spec.type === 'number') return DECIMAL.test(value) ? Number(value) : value;
+  if (spec.type === 'number') return (spec.integer ? DIGITS : DECIMAL).test(value) ? Number(value) : value;
   if (spec.type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   if (spec.type === 'string[]') return [value];
   return value;

@@ -1,19 +1,20 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { DEPLOY_LIMITS, InvalidInputError, OperationResult, RouteInput, RouteResults } from '@svc/common';
+import { DEPLOY_LIMITS, InvalidInputError, RouteResults, SubRouteInput } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { readLargeJsonBody } from '../common/json-body.middleware';
 import { RouteResponse } from '../common/operation-response.decorator';
-import { Input, Operation } from '../authorization/operation.decorator';
+import { Authorized, Input, OperationRoute } from '../authorization/operation.decorator';
+import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { DeploymentsService } from './deployments.service';
-import { JobIdPipe, JobLogsQuery } from './dto';
 import { JobLogsService } from './job-logs.service';
 
 /**
- * Jobs of a deployment: device_deploy's route (its file is read on the caller's side, the body is
- * a DeployRequest, docs/runspec.md), device_undeploy, and a job's log from the device.
+ * device_deploy's routes (`jobs`: its file is read on the caller's side, the body is a
+ * DeployRequest, docs/runspec.md; `job_logs`: a job's log from the device), which read and write
+ * the raw request and answer. device_undeploy is DeploymentsService's `@Handles`.
  */
 @ApiTags('deployments')
 @ApiBearerAuth()
@@ -26,36 +27,23 @@ export class DeploymentJobsController {
   ) {}
 
   /**
-   * The body is read here, after authentication, with its own size limit (DEPLOY_LIMITS.maxRequestBytes):
+   * The body is read here, after authorization, with its own size limit (DEPLOY_LIMITS.maxRequestBytes):
    * it carries the jobs' files. OpenAPI shows no body schema for it; docs/runspec.md and
    * DEPLOY_REQUEST_SCHEMA are its contract.
    */
-  @Post('devices/:device/deployments/jobs')
-  @HttpCode(200)
+  @OperationRoute('device_deploy.jobs')
   @ApiOperation({ summary: 'Add or replace jobs (device_deploy)', description: 'Body: a DeployRequest {deployment_id?, mode: merge|replace, jobs, rollback?, name?} (docs/runspec.md)' })
   @RouteResponse('deployment_jobs_deploy')
-  async deploy(@CurrentPrincipal() principal: UserPrincipal, @Param('device') device: string, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RouteResults['deployment_jobs_deploy']> {
+  async deploy(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RouteResults['deployment_jobs_deploy']> {
     const body = await readLargeJsonBody(req, res, DEPLOY_LIMITS.maxRequestBytes);
     if (body === undefined) throw new InvalidInputError('Request body required: a DeployRequest (docs/runspec.md)');
-    return this.deployments.deploy(principal, device, body);
-  }
-
-  /** The service authorizes it (device:deploy), as it does device_deploy's route. */
-  @Operation('device_undeploy', { authorizedBy: 'service' })
-  undeploy(@CurrentPrincipal() principal: UserPrincipal, @Input() input: RouteInput<'device_undeploy'>): Promise<OperationResult<'device_undeploy'>> {
-    return this.deployments.undeploy(principal, input.device, input.job_id, input.deployment_id);
+    return this.deployments.deploy(principal, device!.device.id, body);
   }
 
   /** text/plain from the device, streamed (docs/deployments.md); OpenAPI cannot describe it. */
-  @Get('devices/:device/deployments/jobs/:job_id/logs')
+  @OperationRoute('device_deploy.job_logs')
   @ApiExcludeEndpoint()
-  logsOf(
-    @CurrentPrincipal() principal: UserPrincipal,
-    @Param('device') device: string,
-    @Param('job_id', JobIdPipe) jobId: string,
-    @Query() query: JobLogsQuery,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.logs.stream(principal, device, jobId, query, res);
+  logsOf(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_deploy.job_logs'>, @Res() res: Response): Promise<void> {
+    return this.logs.stream(principal, device!.device.id, input, res);
   }
 }

@@ -3,11 +3,6 @@ import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
 import type { DeviceRecord } from '../storage/records';
 
-/** The device a reference names, if the caller holds `capability` on it (else not found / forbidden). */
-export async function authorizedDeviceId(policy: AccessPolicy, principal: UserPrincipal, ref: string, capability: Capability): Promise<string> {
-  return (await policy.requireDevice(principal, ref, capability)).device.id;
-}
-
 /** A [Batch] resolve step: the device a reference names, keyed by id, if the caller holds `capability`. */
 export function deviceResolver(policy: AccessPolicy, principal: UserPrincipal, capability: Capability) {
   return async (ref: string): Promise<{ key: string; target: DeviceRecord }> => {

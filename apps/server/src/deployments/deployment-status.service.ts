@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { capabilityOf, DeploymentStatus, DeploymentStatusReport, NoActiveDeploymentError, withoutLogTails } from '@svc/common';
 import { ReportStore } from './report-store';
-import type { UserPrincipal } from '../auth/principal';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
 import { Clock } from '../common/clock';
-import { BatchTarget, runBatch } from '../devices/batch';
+import { runBatch } from '../devices/batch';
 import { DevicePresence, presenceIn } from '../devices/device-presence';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
 import { DeploymentsRepository } from './deployments.repository';
@@ -32,7 +32,9 @@ export class DeploymentStatusService {
     private readonly clock: Clock,
   ) {}
 
-  status(principal: UserPrincipal, target: BatchTarget & { deployment_id?: string }) {
+  /** device_deployment_status for `device` or `devices`. */
+  @Handles('device_deployment_status')
+  status({ principal, input: target }: OperationCall<'device_deployment_status'>) {
     return runBatch(target, {
       resolve: accessResolver(this.policy, principal, capabilityOf('device_deployment_status')),
       run: async (access) => {

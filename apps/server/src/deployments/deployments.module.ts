@@ -9,7 +9,7 @@ import { DeploymentChannels } from './deployment-channels.service';
 import { DeploymentJobsController } from './deployment-jobs.controller';
 import { DeploymentReports } from './deployment-reports';
 import { DeploymentStatusService } from './deployment-status.service';
-import { DeploymentsController } from './deployments.controller';
+import { catalogController } from '../authorization/catalog-controller';
 import { DeploymentsService } from './deployments.service';
 import { DeviceRemovalListener } from './device-removal.listener';
 import { ReportStore } from './report-store';
@@ -22,6 +22,6 @@ import { ReportFreshness } from './report-freshness';
 @Module({
   imports: [StorageModule, AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
   providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
-  controllers: [DeploymentsController, DeploymentJobsController],
+  controllers: [catalogController(DeploymentsService, 'deployments'), catalogController(DeploymentStatusService, 'deployments'), DeploymentJobsController],
 })
 export class DeploymentsModule {}

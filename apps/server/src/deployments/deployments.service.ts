@@ -17,15 +17,16 @@ import {
 import type { AuditAction } from '../audit/audit-actions';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy, AuthorizedDevice } from '../authorization/access-policy.service';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
+import { AccessPolicy } from '../authorization/access-policy.service';
 import { Clock } from '../common/clock';
-import { BatchTarget, runBatch } from '../devices/batch';
+import { runBatch } from '../devices/batch';
 import type { DeploymentHeadRecord, DeploymentRecord } from '../storage/records';
 import { DeploymentsRepository } from './deployments.repository';
 import { Storage } from '../storage/storage.port';
 import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision, toDocument, toSummary } from './deployment-state';
-import { authorizedDeviceId, deploymentNotFound, deviceResolver } from './deployment-refs';
+import { deploymentNotFound, deviceResolver } from './deployment-refs';
 import { parseDeployRequest } from './deploy-request';
 
 /** More deployments than this on one device is a 409: remove old ones first. */
@@ -55,7 +56,8 @@ export class DeploymentsService {
   ) {}
 
   /** device_deployment_list, oldest first, as summaries: the whole document is device_deployment_show's. */
-  list(principal: UserPrincipal, target: BatchTarget) {
+  @Handles('device_deployment_list')
+  list({ principal, input: target }: OperationCall<'device_deployment_list'>) {
     return runBatch(target, {
       resolve: deviceResolver(this.policy, principal, capabilityOf('device_deployment_list')),
       run: async (device): Promise<{ deployments: DeploymentSummary[] }> => {
@@ -66,19 +68,24 @@ export class DeploymentsService {
   }
 
   /** A caller without `device:deploy` reads it with env values and inline file contents redacted. */
-  async show(access: AuthorizedDevice, deploymentId?: string): Promise<Deployment> {
+  @Handles('device_deployment_show')
+  async show({ authorized, input }: OperationCall<'device_deployment_show'>): Promise<Deployment> {
+    const [access, deploymentId] = [authorized.device!, input.deployment_id];
     const head = await this.deployments.head(access.device.id);
     const deployment = toDocument(await this.target(access.device.id, head, deploymentId), head.activeDeploymentId);
     return this.policy.readsDeploymentSecrets(access) ? deployment : redactDeployment(deployment);
   }
 
-  async active(deviceId: string): Promise<{ active_deployment_id: string }> {
-    const { activeDeploymentId } = await this.deployments.head(deviceId);
+  @Handles('device_deployment_active')
+  async active({ authorized }: OperationCall<'device_deployment_active'>): Promise<{ active_deployment_id: string }> {
+    const { activeDeploymentId } = await this.deployments.head(authorized.device!.device.id);
     if (activeDeploymentId === null) throw new NoActiveDeploymentError();
     return { active_deployment_id: activeDeploymentId };
   }
 
-  async create(principal: UserPrincipal, deviceId: string, active: boolean): Promise<Deployment> {
+  @Handles('device_deployment_new', { status: 201 })
+  async create({ principal, authorized, input }: OperationCall<'device_deployment_new'>): Promise<Deployment> {
+    const [deviceId, active] = [authorized.device!.device.id, input.active === true];
     const record = await changeDeployments(this.storage, async () => {
       const created = await this.insertNew(deviceId, { jobs: [], name: null, rollback: null });
       if (active) await this.activateIn(deviceId, created.id);
@@ -90,7 +97,9 @@ export class DeploymentsService {
   }
 
   /** A copy of the source's jobs, rollback policy and name under a new id. */
-  async clone(principal: UserPrincipal, deviceId: string, sourceId: string, active: boolean): Promise<Deployment> {
+  @Handles('device_deployment_clone', { status: 201 })
+  async clone({ principal, authorized, input }: OperationCall<'device_deployment_clone'>): Promise<Deployment> {
+    const [deviceId, sourceId, active] = [authorized.device!.device.id, input.deployment_id, input.active === true];
     const record = await changeDeployments(this.storage, async () => {
       const source = await this.deployments.find(deviceId, sourceId);
       if (!source) throw deploymentNotFound(sourceId);
@@ -104,7 +113,9 @@ export class DeploymentsService {
   }
 
   /** The active deployment is not removed: activate another one first (docs/deployments.md). */
-  async remove(principal: UserPrincipal, deviceId: string, deploymentId: string): Promise<StatusResult<'removed'>> {
+  @Handles('device_deployment_rm')
+  async remove({ principal, authorized, input }: OperationCall<'device_deployment_rm'>): Promise<StatusResult<'removed'>> {
+    const [deviceId, deploymentId] = [authorized.device!.device.id, input.deployment_id];
     await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       if (head.activeDeploymentId === deploymentId) {
@@ -117,7 +128,9 @@ export class DeploymentsService {
   }
 
   /** One write of the head: the old deployment stops being active as the new one becomes it. Activating the active one changes nothing. */
-  async activate(principal: UserPrincipal, deviceId: string, deploymentId: string): Promise<StatusResult<'activated'>> {
+  @Handles('device_deployment_activate')
+  async activate({ principal, authorized, input }: OperationCall<'device_deployment_activate'>): Promise<StatusResult<'activated'>> {
+    const [deviceId, deploymentId] = [authorized.device!.device.id, input.deployment_id];
     const moved = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       if (head.activeDeploymentId === deploymentId) {
@@ -136,9 +149,9 @@ export class DeploymentsService {
    * POST /devices/:device/deployments/jobs, what device_deploy sends. Without `deployment_id` the
    * jobs go into the active deployment; a device with none gets a new deployment, made active.
    */
-  async deploy(principal: UserPrincipal, ref: string, body: unknown): Promise<DeployJobsResult> {
+  /** device_deploy's `jobs` route, once OperationGuard authorized it on the device. */
+  async deploy(principal: UserPrincipal, deviceId: string, body: unknown): Promise<DeployJobsResult> {
     const request = parseDeployRequest(body);
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_deploy'));
     const { deploymentId, active } = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       const created = request.deployment_id === undefined && head.activeDeploymentId === null;
@@ -159,8 +172,9 @@ export class DeploymentsService {
     return { status: 'deployed', deployment_id: deploymentId };
   }
 
-  async undeploy(principal: UserPrincipal, ref: string, jobId: string, deploymentId?: string): Promise<StatusResult<'undeployed'>> {
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_undeploy'));
+  @Handles('device_undeploy')
+  async undeploy({ principal, authorized, input }: OperationCall<'device_undeploy'>): Promise<StatusResult<'undeployed'>> {
+    const [deviceId, jobId, deploymentId] = [authorized.device!.device.id, input.job_id, input.deployment_id];
     const active = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       const record = await this.target(deviceId, head, deploymentId);

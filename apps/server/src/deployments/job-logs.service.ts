@@ -1,35 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { capabilityOf, InvalidInputError, TUNNEL_OPS } from '@svc/common';
+import { JOB_LOGS_DEFAULT_TAIL, SubRouteInput, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
 import { currentRequestId } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-import { authorizedDeviceId } from './deployment-refs';
-import { JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, JobLogsQuery } from './dto';
 
 /**
- * A job's log, read from the device (the runtime keeps a bounded log per job): authorize
- * (`device:deploy`, the log may hold what the job prints of its secrets) → audit → the device's
+ * A job's log, read from the device (the runtime keeps a bounded log per job), once OperationGuard
+ * authorized device_deploy's `job_logs` route (`device:deploy`: the log may hold what the job
+ * prints of its secrets) and checked its input: audit → the device's
  * tunnel (DEVICE_OFFLINE without one) → one `deployments/logs` stream, relayed as text with its
  * own flow control; `follow` keeps it open until the client leaves.
  */
 @Injectable()
 export class JobLogsService {
   constructor(
-    private readonly policy: AccessPolicy,
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
   ) {}
 
-  async stream(principal: UserPrincipal, ref: string, jobId: string, query: JobLogsQuery, res: Response): Promise<void> {
-    const follow = query.follow === 'true';
-    const tail = query.tail === undefined ? JOB_LOGS_DEFAULT_TAIL : Number(query.tail);
-    if (tail > JOB_LOGS_MAX_TAIL) throw new InvalidInputError(`tail must be a number of lines (0-${JOB_LOGS_MAX_TAIL})`);
-    // A job's log needs what deploying it needs.
-    const deviceId = await authorizedDeviceId(this.policy, principal, ref, capabilityOf('device_deploy'));
+  async stream(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_deploy.job_logs'>, res: Response): Promise<void> {
+    const { job_id: jobId, follow = false, tail = JOB_LOGS_DEFAULT_TAIL } = input;
     await this.audit.record(principal, 'device.deployment_logs_read', { deviceId, details: `read the log of job ${jobId}${follow ? ' (follow)' : ''}` });
     const tunnel = await this.registry.require(deviceId).openStream({
       op: TUNNEL_OPS.deploymentLogs,

@@ -30,11 +30,10 @@ describe('parseAuditRange', () => {
     expect(() => parseAuditRange({ until: value })).toThrow(/^until must be an ISO 8601 timestamp/);
   });
 
-  it('checks the order of since and until, and max', () => {
+  it('checks the order of since and until, and defaults max (its bounds are checked by the catalog schema)', () => {
     expect(() => parseAuditRange({ since: '2024-01-02', until: '2024-01-01' })).toThrow('since must be before until');
     expect(() => parseAuditRange({ since: '2024-01-01', until: '2024-01-01' })).toThrow('since must be before until');
     expect(parseAuditRange({}).max).toBe(100);
-    for (const max of [0, -1, 1001, 1.5, NaN, Infinity]) expect(() => parseAuditRange({ max })).toThrow('max must be a whole number between 1 and 1000');
     expect(parseAuditRange({ max: 1000 }).max).toBe(1000);
   });
 });

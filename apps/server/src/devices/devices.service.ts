@@ -45,7 +45,8 @@ export class DevicesService {
    * requests it may decide, as one array (the specification's shape). With either: one page,
    * `{items, next_cursor}`, devices by id and then pending requests. Filters apply to both forms.
    */
-  async list(principal: UserPrincipal, input: DeviceListInput = {}): Promise<DeviceListItem[] | DeviceListPage> {
+  @Handles('devices_list', { or: 'devices_list_page' })
+  async list({ principal, input }: OperationCall<'devices_list'>): Promise<DeviceListItem[] | DeviceListPage> {
     const query = parseListQuery(input);
     const access = callerAccess(principal.scopes);
     const [withDevices, withPending] = [query.status !== 'pending', query.status === undefined || query.status === 'pending'];
@@ -138,6 +139,11 @@ export class DevicesService {
     return this.statusOf(principal, { device: ref }) as Promise<DeviceStatusResult>;
   }
 
+  @Handles('device_status')
+  statusBatch({ principal, input }: OperationCall<'device_status'>) {
+    return this.statusOf(principal, input);
+  }
+
   /** device_status for `device` or `devices`. */
   statusOf(principal: UserPrincipal, target: BatchTarget) {
     return runBatch(target, {
@@ -165,6 +171,11 @@ export class DevicesService {
    * A removed device's history stays readable by its former owner (AccessPolicy.requireRemovedDeviceHistory),
    * up to its removal.
    */
+  @Handles('device_audit_logs')
+  auditLogsBatch({ principal, input }: OperationCall<'device_audit_logs'>) {
+    return this.auditLogs(principal, input);
+  }
+
   auditLogs(principal: UserPrincipal, target: BatchTarget & AuditLogQuery) {
     const range = parseAuditRange(target);
     const viewable = this.viewable(principal, capabilityOf('device_audit_logs'));
@@ -202,7 +213,9 @@ export class DevicesService {
    * device_rename, on `device` as AccessPolicy authorized it (OperationGuard, the catalog's
    * capability); the name is what `svc devices list` shows and what a `device` parameter may name.
    */
-  async rename(principal: UserPrincipal, device: DeviceRecord, name: string): Promise<DeviceRenameResult> {
+  @Handles('device_rename')
+  async rename({ principal, authorized, input }: OperationCall<'device_rename'>): Promise<DeviceRenameResult> {
+    const [device, name] = [authorized.device!.device, input.name];
     const problem = deviceNameProblem(name);
     if (problem !== null) throw new InvalidInputError(`name: ${problem}`);
     if (!(await this.devices.update(callerAccess(principal.scopes), device.id, { name }))) throw new DeviceNotFoundError();
@@ -215,7 +228,9 @@ export class DevicesService {
    * other features keep about it (deployments, reports) goes with it: they listen to DEVICE_REMOVED,
    * published in the same transaction, so a device registered later under the same id starts without them.
    */
-  async reject(principal: UserPrincipal, ref: string): Promise<{ status: 'rejected' }> {
+  @Handles('devices_reject', { authorizedBy: 'service' })
+  async reject({ principal, input }: OperationCall<'devices_reject'>): Promise<{ status: 'rejected' }> {
+    const ref = input.device;
     if (await this.registrations.rejectPending(principal, ref)) return { status: 'rejected' };
     const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('devices_reject'));
     await this.storage.transaction(async () => {

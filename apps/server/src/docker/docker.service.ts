@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { capabilityOf, InvalidInputError, TUNNEL_OPS } from '@svc/common';
+import { InvalidInputError, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import type { AuthorizeDevice } from '../authorization/authorize-device';
 import { ForwardAuditThrottle } from '../forwarding/forward-audit.throttle';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
@@ -20,17 +20,16 @@ const AUDIT_TARGET = 'container engine';
 @Injectable()
 export class DockerService {
   constructor(
-    private readonly policy: AccessPolicy,
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
     private readonly auditThrottle: ForwardAuditThrottle,
   ) {}
 
   /** `args` are the client stream's `svc-args`: `{}`. */
-  async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
+  async open(principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
     const unknown = Object.keys(args);
     if (unknown.length > 0) throw new InvalidInputError(`unknown field ${unknown[0]}`);
-    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('docker_exec'));
+    const { device } = await authorize();
     if (this.auditThrottle.shouldRecord(principal.email, device.id, AUDIT_TARGET)) {
       await this.audit.record(principal, 'device.docker_opened', { deviceId: device.id, details: 'container engine connection' });
     }

@@ -1,7 +1,8 @@
-/** Largest `output` of a single-device JSON answer; NDJSON streams are not capped. */
-export const EXEC_OUTPUT_CAP_BYTES = 16 * 1024 * 1024;
-/** What all devices of one batch answer may hold together. */
-export const EXEC_BATCH_OUTPUT_BUDGET_BYTES = 64 * 1024 * 1024;
+import { limitsOf } from '@svc/common';
+
+/** Largest `output` of a single-device JSON answer, and what a batch answer holds together: the catalog's device_exec limits. */
+export const EXEC_OUTPUT_CAP_BYTES = limitsOf('device_exec').outputCapBytes;
+export const EXEC_BATCH_OUTPUT_BUDGET_BYTES = limitsOf('device_exec').batchOutputBudgetBytes;
 
 /**
  * Collects a command's output (stdout and stderr in arrival order) up to a byte cap; what comes

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { capabilityOf, InvalidInputError, parseExecArgs, TUNNEL_OPS } from '@svc/common';
+import { InvalidInputError, parseExecArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import type { AuthorizeDevice } from '../authorization/authorize-device';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { execAuditDetails } from './exec-audit';
@@ -23,17 +23,16 @@ const CLIENT_FIELDS = new Set(['command', 'timeout_secs', 'stdin']);
 @Injectable()
 export class ExecStreamService {
   constructor(
-    private readonly policy: AccessPolicy,
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
   ) {}
 
   /** `args` are the client stream's `svc-args`: `{command, timeout_secs?, stdin?}`. */
-  async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
+  async open(principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
     const unknown = Object.keys(args).find((key) => !CLIENT_FIELDS.has(key));
     if (unknown !== undefined) throw new InvalidInputError(`unknown exec argument ${unknown}`);
     const checked = parseExecArgs(args);
-    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('device_exec'));
+    const { device } = await authorize();
     await this.audit.record(principal, 'device.exec', { deviceId: device.id, details: execAuditDetails(checked.command) });
     const tunnel = await this.registry.require(device.id).openStream({ op: TUNNEL_OPS.exec, args: checked, requestId, actor: principal.email });
     const deadline = setTimeout(() => tunnel.abort(), checked.timeout_secs * 1000 + DEVICE_GRACE_MS);

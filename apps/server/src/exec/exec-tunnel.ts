@@ -10,13 +10,14 @@ import {
   FrameType,
   parseFramePayload,
   stdinEofFrame,
+  limitsOf,
   TunnelProtocolError,
 } from '@svc/common';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { deviceError } from '../relay/device-error';
 
-/** The server gives the device this long past `timeout_secs` to report the timeout itself. */
-export const DEVICE_GRACE_MS = 15_000;
+/** The server gives the device this long past `timeout_secs` to report the timeout itself (the catalog's device_exec limit). */
+export const DEVICE_GRACE_MS = limitsOf('device_exec').deviceGraceMs;
 
 export type OutputStream = 'stdout' | 'stderr';
 

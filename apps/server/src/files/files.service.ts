@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
-  Capability,
-  capabilityOf,
   checkPathText,
   FILE_HTTP_HEADERS,
   FILE_TUNNEL_HEADERS,
   FsDeleteResult,
   InvalidInputError,
   isSha256,
+  SubRouteInput,
   parseIntegerHeader,
   parseModeHeader,
   TUNNEL_OPS,
@@ -18,11 +17,12 @@ import { AuditService } from '../audit/audit.service';
 import type { AuditAction } from '../audit/audit-actions';
 import type { UserPrincipal } from '../auth/principal';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
-import { AccessPolicy } from '../authorization/access-policy.service';
 import { currentRequestId } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-import { DeleteInput, DownloadQuery, ManifestInput, SyncEndInput, UploadQuery } from './dto';
+
+type DownloadQuery = SubRouteInput<'device_cp.download'>;
+type UploadQuery = SubRouteInput<'device_cp.upload'>;
 import { readJsonAnswer, relayDownload, relayUpload } from './file-relay';
 import { relayListing } from './listing-relay';
 import { relayManifest } from './manifest-relay';
@@ -36,8 +36,8 @@ export interface UploadOutcome {
 }
 
 /**
- * The device file routes (docs/protocol.md, "Files"): check the input → authorize (viewers 403,
- * strangers 404) → audit → the device's tunnel (DEVICE_OFFLINE without one) → one `fs/*` stream,
+ * The device file routes (docs/protocol.md, "Files"), called once OperationGuard authorized the
+ * route's capability (viewers 403, strangers 404) and checked its input: audit → the device's tunnel (DEVICE_OFFLINE without one) → one `fs/*` stream,
  * relayed with its own flow control and under a deadline (FILES_STALL_TIMEOUT_SECS: a device
  * that moves no byte for that long fails the call with TIMEOUT). Device answers are streamed
  * through, never buffered whole. A call carrying a sync id is counted into that sync's single
@@ -46,7 +46,6 @@ export interface UploadOutcome {
 @Injectable()
 export class FilesService {
   constructor(
-    private readonly policy: AccessPolicy,
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
     private readonly syncs: SyncAudit,
@@ -54,9 +53,8 @@ export class FilesService {
   ) {}
 
   /** The device's JSON array of entries, relayed as it comes (listing-relay.ts). */
-  async list(principal: UserPrincipal, ref: string, path: string, res: Response): Promise<void> {
+  async list(principal: UserPrincipal, deviceId: string, path: string, res: Response): Promise<void> {
     const args = { path: checkPathText(path) };
-    const deviceId = await this.authorize(principal, ref, capabilityOf('device_ls'));
     await this.record(principal, deviceId, 'device.file_read', `ls ${path}`);
     const deadline = this.deadline(deviceId);
     try {
@@ -66,9 +64,8 @@ export class FilesService {
     }
   }
 
-  async download(principal: UserPrincipal, ref: string, query: DownloadQuery, req: Request, res: Response): Promise<void> {
+  async download(principal: UserPrincipal, deviceId: string, query: DownloadQuery, req: Request, res: Response): Promise<void> {
     const args = { path: checkPathText(query.path), ...within(query) };
-    const deviceId = await this.authorize(principal, ref, capabilityOf('device_cp').fromDevice);
     if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_read', `read ${query.path}`);
     const deadline = this.deadline(deviceId);
     const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsRead, args, deadline).catch((err) => {
@@ -88,10 +85,9 @@ export class FilesService {
    * Metadata travels in headers (`x-svc-size` required, `x-svc-mode`, `x-svc-mtime`, and
    * `x-svc-sha256` or, announced with `Trailer: x-svc-sha256`, the same as a trailer).
    */
-  async upload(principal: UserPrincipal, ref: string, query: UploadQuery, req: Request): Promise<UploadOutcome> {
+  async upload(principal: UserPrincipal, deviceId: string, query: UploadQuery, req: Request): Promise<UploadOutcome> {
     const args = uploadArgs(query, req);
     const checksumInTrailer = args.sha256 === undefined;
-    const deviceId = await this.authorize(principal, ref, capabilityOf('device_cp').toDevice);
     if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_written', `write ${query.path} (${args.size} bytes)`);
     const deadline = this.deadline(deviceId);
     let outcome: UploadOutcome;
@@ -106,9 +102,8 @@ export class FilesService {
   }
 
   /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). */
-  async manifest(principal: UserPrincipal, ref: string, input: ManifestInput, res: Response): Promise<void> {
+  async manifest(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.manifest'>, res: Response): Promise<void> {
     const args = { path: checkPathText(input.path), exclude: input.exclude ?? [], hash: input.hash === true };
-    const deviceId = await this.authorize(principal, ref, capabilityOf('device_sync').fromDevice);
     await this.record(principal, deviceId, 'device.file_read', `list tree ${input.path}`);
     const deadline = this.deadline(deviceId);
     try {
@@ -118,9 +113,8 @@ export class FilesService {
     }
   }
 
-  async delete(principal: UserPrincipal, ref: string, input: DeleteInput): Promise<FsDeleteResult> {
+  async delete(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.delete'>): Promise<FsDeleteResult> {
     const args = { root: checkPathText(input.root, 'root'), paths: input.paths };
-    const deviceId = await this.authorize(principal, ref, capabilityOf('device_sync').toDevice);
     const deadline = this.deadline(deviceId);
     let answer: FsDeleteResult;
     try {
@@ -134,13 +128,8 @@ export class FilesService {
   }
 
   /** Writes the sync's audit entry now; answers what the server counted for it. */
-  async endSync(principal: UserPrincipal, ref: string, input: SyncEndInput): Promise<SyncCounts> {
-    const deviceId = await this.authorize(principal, ref, capabilityOf('device_sync').fromDevice);
-    return this.syncs.end(principal, deviceId, input.sync);
-  }
-
-  private async authorize(principal: UserPrincipal, ref: string, capability: Capability): Promise<string> {
-    return (await this.policy.requireDevice(principal, ref, capability)).device.id;
+  endSync(principal: UserPrincipal, deviceId: string, sync: string): Promise<SyncCounts> {
+    return this.syncs.end(principal, deviceId, sync);
   }
 
   private record(principal: UserPrincipal, deviceId: string, action: AuditAction, details: string): Promise<void> {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { capabilityOf, describeForwardTarget, forwardStreamRequest, InvalidInputError, parseForwardTarget } from '@svc/common';
+import { describeForwardTarget, forwardStreamRequest, InvalidInputError, parseForwardTarget } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import type { AuthorizeDevice } from '../authorization/authorize-device';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { ForwardAuditThrottle } from './forward-audit.throttle';
@@ -16,19 +16,18 @@ import { ForwardAuditThrottle } from './forward-audit.throttle';
 @Injectable()
 export class ForwardService {
   constructor(
-    private readonly policy: AccessPolicy,
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
     private readonly auditThrottle: ForwardAuditThrottle,
   ) {}
 
   /** `args` are the client stream's `svc-args`: `{"target": {"kind": "tcp", host?, port} | {"kind": "unix", path}}`. */
-  async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
+  async open(principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
     const { target, ...rest } = args;
     const unknown = Object.keys(rest);
     if (unknown.length > 0) throw new InvalidInputError(`unknown field ${unknown[0]}`);
     const checked = parseForwardTarget(target);
-    const { device } = await this.policy.requireDevice(principal, ref, capabilityOf('forward_start'));
+    const { device } = await authorize();
     const where = `${checked.kind} ${describeForwardTarget(checked)}`;
     if (this.auditThrottle.shouldRecord(principal.email, device.id, where)) {
       await this.audit.record(principal, 'device.forward_opened', { deviceId: device.id, details: `forward to ${where}` });

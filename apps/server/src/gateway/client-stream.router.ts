@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { constants as h2, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { Injectable, Logger } from '@nestjs/common';
-import { CLIENT_KIND_HEADER, decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, TUNNEL_HEADERS, TunnelProtocolError } from '@svc/common';
+import { CLIENT_KIND_HEADER, decodeStreamArgs, http2End, InvalidInputError, NotFoundError, splice, StreamRouteName, SubRoute, SubRouteName, subRoutes, TUNNEL_HEADERS, TunnelProtocolError } from '@svc/common';
 import { BearerAuthenticator } from '../authentication/bearer-authenticator';
+import { AccessPolicy } from '../authorization/access-policy.service';
+import type { AuthorizeDevice } from '../authorization/authorize-device';
 import type { UserPrincipal } from '../auth/principal';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import { DockerService } from '../docker/docker.service';
@@ -15,15 +17,26 @@ import { ShellService } from '../shell/shell.service';
 /** As the REST API: a well-formed incoming `x-request-id` is kept. */
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
+/** Opens the device stream a client stream is spliced to; throws a DomainError to refuse. */
+export type StreamOpener = (principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string) => Promise<TunnelStream>;
+
 interface ClientStreamRoute {
+  name: SubRouteName;
+  route: SubRoute;
   pattern: RegExp;
-  /** Opens the device stream this client stream is spliced to; throws a DomainError to refuse. */
-  open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream>;
+  open: StreamOpener;
+}
+
+/** A catalog path (`…/{device}/shell`) as the pattern that captures its device. */
+function pathPattern(path: string): RegExp {
+  const parts = path.split('{device}').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('([^/?]+)')}$`);
 }
 
 /**
- * Serves one client stream (docs/protocol.md, "Client streams"): route → `authorization` (the REST
- * API's token rules) → `svc-args` → the operation opens a device stream → `:status 200` and the
+ * Serves one client stream (docs/protocol.md, "Client streams"): route (the catalog's stream
+ * routes, with their capability) → `authorization` (the REST API's token rules) → `svc-args` →
+ * the operation checks them and has AccessPolicy decide the route's capability → it opens a device stream → `:status 200` and the
  * two streams are spliced (bytes both ways, flow control as backpressure, END_STREAM and
  * RST_STREAM passed on). Refusals before that are the REST error answer, `{statusCode, error,
  * message, code, requestId}`, with the same status.
@@ -36,17 +49,30 @@ export class ClientStreamRouter {
 
   constructor(
     private readonly authenticator: BearerAuthenticator,
+    private readonly policy: AccessPolicy,
     forwards: ForwardService,
     shells: ShellService,
     docker: DockerService,
     execs: ExecStreamService,
   ) {
-    this.routes = [
-      { pattern: /^\/v1\/devices\/([^/?]+)\/forward$/, open: (...a) => forwards.open(...a) },
-      { pattern: /^\/v1\/devices\/([^/?]+)\/shell$/, open: (...a) => shells.open(...a) },
-      { pattern: /^\/v1\/devices\/([^/?]+)\/docker$/, open: (...a) => docker.open(...a) },
-      { pattern: /^\/v1\/devices\/([^/?]+)\/exec$/, open: (...a) => execs.open(...a) },
-    ];
+    const openers: Record<StreamRouteName, StreamOpener> = {
+      'forward_start.stream': (...a) => forwards.open(...a),
+      'device_exec.shell': (...a) => shells.open(...a),
+      'docker_exec.stream': (...a) => docker.open(...a),
+      'device_exec.stream': (...a) => execs.open(...a),
+    };
+    this.routes = subRoutes()
+      .filter(({ route }) => route.stream)
+      .map(({ name, route }) => {
+        const open = (openers as Record<string, StreamOpener | undefined>)[name];
+        if (!open) throw new Error(`client stream ${name} of the catalog has no service`);
+        return { name, route, pattern: pathPattern(route.path), open };
+      });
+  }
+
+  /** The client streams served, each at its catalog path (for the binding test). */
+  served(): { name: SubRouteName; pattern: RegExp }[] {
+    return this.routes.map(({ name, pattern }) => ({ name, pattern }));
   }
 
   serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
@@ -61,7 +87,7 @@ export class ClientStreamRouter {
     try {
       const { route, ref } = this.match(headers);
       const principal = await this.authenticator.authenticate(single(headers.authorization));
-      tunnel = await route.open(principal, ref, args(headers), requestId);
+      tunnel = await route.open(principal, () => this.policy.requireDevice(principal, ref, route.route.capability), args(headers), requestId);
     } catch (err) {
       this.refuse(stream, err, requestId);
       return;
@@ -79,7 +105,7 @@ export class ClientStreamRouter {
     const path = single(headers[h2.HTTP2_HEADER_PATH]) ?? '';
     for (const route of this.routes) {
       const found = route.pattern.exec(path);
-      if (!found || headers[h2.HTTP2_HEADER_METHOD] !== 'POST') continue;
+      if (!found || headers[h2.HTTP2_HEADER_METHOD] !== route.route.method) continue;
       try {
         return { route, ref: decodeURIComponent(found[1]) };
       } catch {

@@ -8,6 +8,7 @@ import { DevicesService } from '../devices/devices.service';
 import type { UserPrincipal } from '../auth/principal';
 import type { DeviceRecord, OrgRecord } from '../storage/records';
 import { FleetEvents } from '../events/fleet-events';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 
 /**
  * Moving devices into and out of organizations. Both directions that change the owner go through
@@ -27,13 +28,16 @@ export class OrgDevicesService {
     private readonly events: FleetEvents,
   ) {}
 
-  async list(org: OrgRecord): Promise<OrgDeviceItem[]> {
-    const devices = await this.deviceViews.listItems(callerAccess([orgScope(org.id)]));
+  @Handles('org_devices_list')
+  async list({ authorized }: OperationCall<'org_devices_list'>): Promise<OrgDeviceItem[]> {
+    const devices = await this.deviceViews.listItems(callerAccess([orgScope(authorized.org!.id)]));
     return devices.map(({ id, name, status }) => ({ id, name, status: status === 'online' ? 'online' : 'offline' }));
   }
 
   /** `org` and `device` as AccessPolicy authorized them for org_devices_add (OperationGuard). */
-  async add(principal: UserPrincipal, { id: orgId }: OrgRecord, device: DeviceRecord): Promise<{ status: 'added' }> {
+  @Handles('org_devices_add')
+  async add({ principal, authorized }: OperationCall<'org_devices_add'>): Promise<{ status: 'added' }> {
+    const [orgId, device] = [authorized.org!.id, authorized.device!.device];
     const scope = orgScope(orgId);
     const change = await this.policy.authorizeOwnerChange(principal, device, scope);
     await this.devices.update(callerAccess(principal.scopes), device.id, change);
@@ -43,7 +47,9 @@ export class OrgDevicesService {
   }
 
   /** `org` and `device` as AccessPolicy authorized them for org_devices_remove (OperationGuard). */
-  async remove(principal: UserPrincipal, { id: orgId }: OrgRecord, device: DeviceRecord): Promise<{ status: 'removed' }> {
+  @Handles('org_devices_remove')
+  async remove({ principal, authorized }: OperationCall<'org_devices_remove'>): Promise<{ status: 'removed' }> {
+    const [orgId, device] = [authorized.org!.id, authorized.device!.device];
     const scope = orgScope(orgId);
     const access = callerAccess(principal.scopes);
     if (device.ownerScope === scope) {

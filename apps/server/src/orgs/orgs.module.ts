@@ -8,7 +8,7 @@ import { RegistrationsModule } from '../registrations/registrations.module';
 import { OrgRecordsModule } from './records/org-records.module';
 import { OrgsService } from './orgs.service';
 import { OrgDevicesService } from './org-devices.service';
-import { OrgsController } from './orgs.controller';
+import { catalogController } from '../authorization/catalog-controller';
 
 /**
  * Organizations, members, devices moved in and out. Its records (records/) are a module of their
@@ -17,6 +17,6 @@ import { OrgsController } from './orgs.controller';
 @Module({
   imports: [StorageModule, OrgRecordsModule, AuditModule, AuthorizationModule, DevicesModule, DeviceRecordsModule, RegistrationsModule],
   providers: [OrgsService, OrgDevicesService],
-  controllers: [OrgsController],
+  controllers: [catalogController(OrgsService, 'organizations', { adminKey: true }), catalogController(OrgDevicesService, 'organizations')],
 })
 export class OrgsModule {}

@@ -10,7 +10,6 @@ import {
   orgScope,
   toOrgRole,
   toToolRole,
-  ToolRole,
   userScope,
 } from '@svc/common';
 import { Clock } from '../common/clock';
@@ -23,6 +22,7 @@ import { OrgsRepository } from './records/orgs.repository';
 import { MembershipsRepository } from './records/memberships.repository';
 import { AuditService } from '../audit/audit.service';
 import { AccessPolicy, ownerChangeFields } from '../authorization/access-policy.service';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 import { actorName, Principal } from '../auth/principal';
 import type { OrgRecord } from '../storage/records';
 import { FleetEvents } from '../events/fleet-events';
@@ -43,13 +43,16 @@ export class OrgsService {
     private readonly events: FleetEvents,
   ) {}
 
-  async list(principal: Principal): Promise<OrganizationResult[]> {
+  @Handles('org_list')
+  async list({ principal }: OperationCall<'org_list', Principal>): Promise<OrganizationResult[]> {
     const visible = this.policy.visibleOrgIds(principal);
     const orgs = await this.orgs.list(visible === 'all' ? undefined : visible);
     return Promise.all(orgs.map(async (o) => ({ id: o.id, owner: o.owner, members: await this.memberships.countForOrg(o.id) })));
   }
 
-  async create(principal: Principal, id: string, rawEmail: string): Promise<{ status: 'created' }> {
+  @Handles('org_create', { status: 201 })
+  async create({ principal, input }: OperationCall<'org_create', Principal>): Promise<{ status: 'created' }> {
+    const { id, email: rawEmail } = input;
     checkOrgId(id, 'id');
     const owner = checkEmail(rawEmail);
     const now = this.clock.now();
@@ -65,7 +68,9 @@ export class OrgsService {
    * Deleting hands the organization's devices to its owner personally, as an owner change (their
    * shares are reset), and drops the organization's shares on other devices.
    */
-  async delete(principal: Principal, org: OrgRecord): Promise<{ status: 'deleted' }> {
+  @Handles('org_delete')
+  async delete({ principal, authorized }: OperationCall<'org_delete', Principal>): Promise<{ status: 'deleted' }> {
+    const org = authorized.org!;
     const id = org.id;
     const scope = orgScope(id);
     let moved = 0;
@@ -87,7 +92,9 @@ export class OrgsService {
   }
 
   /** Renames the id everywhere it appears: memberships, device owners and device shares. */
-  async rename(principal: Principal, org: OrgRecord, newId: string): Promise<{ status: 'updated' }> {
+  @Handles('org_update')
+  async rename({ principal, authorized, input }: OperationCall<'org_update', Principal>): Promise<{ status: 'updated' }> {
+    const [org, newId] = [authorized.org!, input.new_id];
     checkOrgId(newId, 'new_id');
     const id = org.id;
     if (newId === id) return { status: 'updated' };
@@ -103,11 +110,14 @@ export class OrgsService {
     return { status: 'updated' };
   }
 
-  async members(org: OrgRecord): Promise<OrgMemberResult[]> {
-    return (await this.memberships.forOrg(org.id)).map((m) => ({ email: m.email, role: toToolRole(m.role) }));
+  @Handles('org_members_list')
+  async members({ authorized }: OperationCall<'org_members_list', Principal>): Promise<OrgMemberResult[]> {
+    return (await this.memberships.forOrg(authorized.org!.id)).map((m) => ({ email: m.email, role: toToolRole(m.role) }));
   }
 
-  async addMember(principal: Principal, org: OrgRecord, rawEmail: string, role: ToolRole): Promise<{ status: 'added' }> {
+  @Handles('org_members_add')
+  async addMember({ principal, authorized, input }: OperationCall<'org_members_add', Principal>): Promise<{ status: 'added' }> {
+    const [org, rawEmail, role] = [authorized.org!, input.email, input.role];
     const orgId = org.id;
     const email = checkEmail(rawEmail);
     if (email === org.owner && role !== 'admin') throw new ConflictError('The organization owner is always an admin');
@@ -120,7 +130,9 @@ export class OrgsService {
   }
 
   /** Admins remove anyone but the owner; any member but the owner may leave (AccessPolicy.requireMemberRemoval). */
-  async removeMember(principal: Principal, orgId: string, rawEmail: string): Promise<{ status: 'removed' }> {
+  @Handles('org_members_remove', { authorizedBy: 'service' })
+  async removeMember({ principal, input }: OperationCall<'org_members_remove', Principal>): Promise<{ status: 'removed' }> {
+    const { org_id: orgId, email: rawEmail } = input;
     const email = checkEmail(rawEmail);
     await this.policy.requireMemberRemoval(principal, orgId, email);
     await this.storage.transaction(async () => {

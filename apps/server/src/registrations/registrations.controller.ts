@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Headers, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, Headers, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, RegistrationStatusResult } from '@svc/common';
+import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
 import { RouteResponse } from '../common/operation-response.decorator';
 import { Public } from '../auth/decorators';
 import { RegistrationsService } from './registrations.service';
-import { RegistrationStatusQuery, RequestRegistrationInput } from './dto';
+import type { RequestRegistrationInput } from './registration-inputs';
 
 /** The runtime's side of registration: unauthenticated by nature, so rate-limited and capped. */
 @ApiTags('device registration')
@@ -16,7 +17,8 @@ export class RegistrationsController {
 
   @Post()
   @RouteResponse('registration_request', 201)
-  request(@Body() body: RequestRegistrationInput, @Req() req: Request): Promise<RegistrationRequestResult> {
+  @DocumentedInput('registration_request', 'body')
+  request(@CheckedInput('registration_request') body: RequestRegistrationInput, @Req() req: Request): Promise<RegistrationRequestResult> {
     return this.registrations.request(body, req.ip ?? 'unknown');
   }
 
@@ -26,10 +28,11 @@ export class RegistrationsController {
    */
   @Get('status')
   @RouteResponse('registration_status')
+  @DocumentedInput('registration_status', 'query')
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.timestamp, description: 'Unix time in seconds, within 300 s of the server clock' })
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.signature, description: 'base64url Ed25519 signature of "svc-registration-status\\n<request_id>\\n<timestamp>"' })
   status(
-    @Query() query: RegistrationStatusQuery,
+    @CheckedInput('registration_status') query: { request_id: string },
     @Headers(REGISTRATION_PROOF_HEADERS.timestamp) timestamp: string | undefined,
     @Headers(REGISTRATION_PROOF_HEADERS.signature) signature: string | undefined,
   ): Promise<RegistrationStatusResult> {

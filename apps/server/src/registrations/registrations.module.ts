@@ -7,6 +7,7 @@ import { RevocationFeed, TunnelCredentials } from '../relay/tunnel-ports';
 import { DeviceKeyCredentials } from './device-key-credentials';
 import { DeviceRevocations } from './device-revocations';
 import { RegistrationsController } from './registrations.controller';
+import { catalogController } from '../authorization/catalog-controller';
 import { RegistrationsRepository } from './registrations.repository';
 import { RegistrationsService } from './registrations.service';
 import { RegistrationEvents } from './registration-events';
@@ -27,7 +28,7 @@ import { RevocationsRepository } from './revocations.repository';
     { provide: RevocationFeed, useExisting: DeviceRevocations },
     { provide: TunnelCredentials, useClass: DeviceKeyCredentials },
   ],
-  controllers: [RegistrationsController],
+  controllers: [RegistrationsController, catalogController(RegistrationsService, 'devices')],
   exports: [RegistrationsService, DeviceRevocations, RevocationFeed, TunnelCredentials],
 })
 export class RegistrationsModule {}

@@ -4,6 +4,7 @@ import {
   ConflictError,
   DeviceNotFoundError,
   GoneError,
+  deviceNameProblem,
   InvalidInputError,
   keyFingerprint,
   LIMITS,
@@ -25,11 +26,13 @@ import { callerAccess, SYSTEM_ACCESS } from '../devices/records/device-access-sc
 import { RegistrationsRepository } from './registrations.repository';
 import { DeviceRecord, RegistrationRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
+import type { RejectRegistrationsInput, RequestRegistrationInput } from './registration-inputs';
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 import type { UserPrincipal } from '../auth/principal';
 import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys';
 import { RegistrationRateLimiter } from './rate-limiter';
 import { RegistrationProof, registrationProofHolds } from './registration-proof';
-import type { RejectRegistrationsInput, RequestRegistrationInput } from './dto';
+
 import { DeviceRevocations } from './device-revocations';
 import { AccessPolicy, RekeyPlan } from '../authorization/access-policy.service';
 import { RegistrationEvents } from './registration-events';
@@ -74,6 +77,8 @@ export class RegistrationsService {
   }
 
   async request(input: RequestRegistrationInput, sourceAddress: string): Promise<RegistrationRequestResult> {
+    const nameProblem = input.name === undefined ? null : deviceNameProblem(input.name);
+    if (nameProblem !== null) throw new InvalidInputError(`name: ${nameProblem}`);
     const now = this.clock.now();
     if (!(await this.limiter.tryHit(sourceAddress, now))) throw new RateLimitedError('Too many registration requests from this address; try again in a minute');
     const owner = parseScope(input.owner_scope);
@@ -166,7 +171,10 @@ export class RegistrationsService {
     return forDevice[0] ?? null;
   }
 
-  async approve(principal: UserPrincipal, ref: string): Promise<RegistrationApprovalResult> {
+  /** devices_approve, by `device` or, as older callers send it, `request_id`; decided here (AccessPolicy.requireApprover). */
+  @Handles('devices_approve', { authorizedBy: 'service' })
+  async approve({ principal, input }: OperationCall<'devices_approve'>): Promise<RegistrationApprovalResult> {
+    const ref = (input.device ?? input.request_id)!;
     const now = this.clock.now();
     const record = await this.registrations.findLive(ref, now);
     const request = record?.status === 'pending' ? record : await this.findPending(principal, ref);

@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { capabilityOf, parseShellArgs, ShellStreamArgs, TUNNEL_OPS } from '@svc/common';
+import { parseShellArgs, ShellStreamArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
-import { AccessPolicy } from '../authorization/access-policy.service';
+import type { AuthorizeDevice } from '../authorization/authorize-device';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-
-/** A shell runs anything the device's user may run: the capability of device_exec (viewers get 403). */
-export const SHELL_CAPABILITY = capabilityOf('device_exec');
 
 /** Audit details name the program, never what is typed, and stay short. */
 const AUDIT_DETAILS_CHARS = 500;
@@ -22,15 +19,14 @@ const AUDIT_DETAILS_CHARS = 500;
 @Injectable()
 export class ShellService {
   constructor(
-    private readonly policy: AccessPolicy,
     private readonly registry: TunnelRegistry,
     private readonly audit: AuditService,
   ) {}
 
   /** `args` are the client stream's `svc-args`, the `/v1/shell` arguments (docs/protocol.md, "Shell"). */
-  async open(principal: UserPrincipal, ref: string, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
+  async open(principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
     const checked = parseShellArgs(args);
-    const { device } = await this.policy.requireDevice(principal, ref, SHELL_CAPABILITY);
+    const { device } = await authorize();
     await this.audit.record(principal, 'device.shell_opened', { deviceId: device.id, details: auditDetails(checked) });
     return this.registry.require(device.id).openStream({ op: TUNNEL_OPS.shell, args: checked, requestId, actor: principal.email });
   }

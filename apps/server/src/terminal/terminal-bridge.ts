@@ -74,7 +74,7 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
 
   private open(ticket: TicketRecord, requestId: string): Promise<TunnelStream> {
     const service = ticket.operation === 'device_shell' ? this.shells : this.execs;
-    return service.open(ticket.principal, ticket.deviceId, ticket.args, requestId);
+    return service.open(ticket.principal, this.tickets.authorizer(ticket), ticket.args, requestId);
   }
 
   /**

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { capabilityOf, ForbiddenError, InvalidInputError, parseExecArgs, parseShellArgs, UnauthenticatedError } from '@svc/common';
+import { Capability, findSubRoute, ForbiddenError, InvalidInputError, parseExecArgs, parseShellArgs, StreamRouteName, UnauthenticatedError } from '@svc/common';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
+import type { AuthorizeDevice } from '../authorization/authorize-device';
 import { Clock } from '../common/clock';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-import { SHELL_CAPABILITY } from '../shell/shell.service';
 import { TICKET_TTL_MS, TicketStore } from '../common/ticket-store';
 import type { TicketOperation, TicketRecord } from './ticket-record';
 import { allowedOrigin } from './web-origins';
@@ -24,11 +24,15 @@ export interface IssuedTicket {
   url: string;
 }
 
-/** Per operation: the capability (the stream services' own) and the arguments it takes, checked by the runtime's rules. */
-const OPERATIONS: Record<TicketOperation, { capability: typeof SHELL_CAPABILITY; fields: readonly string[]; parse(args: TicketArguments): object }> = {
-  device_shell: { capability: SHELL_CAPABILITY, fields: ['cols', 'rows', 'term', 'command'], parse: (args) => parseShellArgs(args) },
-  device_exec: { capability: capabilityOf('device_exec'), fields: ['command', 'timeout_secs', 'stdin'], parse: (args) => parseExecArgs(args) },
+/** Per operation: the catalog's client stream it opens (whose capability it needs) and the arguments it takes, checked by the runtime's rules. */
+const OPERATIONS: Record<TicketOperation, { route: StreamRouteName; fields: readonly string[]; parse(args: TicketArguments): object }> = {
+  device_shell: { route: 'device_exec.shell', fields: ['cols', 'rows', 'term', 'command'], parse: (args) => parseShellArgs(args) },
+  device_exec: { route: 'device_exec.stream', fields: ['command', 'timeout_secs', 'stdin'], parse: (args) => parseExecArgs(args) },
 };
+
+function capabilityOfTicket(operation: TicketOperation): Capability {
+  return findSubRoute(OPERATIONS[operation].route)!.capability;
+}
 
 const REFUSED = 'Terminal ticket missing, unknown, already used or expired; ask POST /api/tickets for a new one';
 
@@ -54,7 +58,7 @@ export class TicketsService {
     const misplaced = Object.keys(args).find((key) => args[key] !== undefined && !spec.fields.includes(key));
     if (misplaced !== undefined) throw new InvalidInputError(`${misplaced} is not an argument of ${operation} (allowed: ${spec.fields.join(', ')})`);
     const checked = spec.parse(withoutUndefined(args));
-    const { device: record } = await this.policy.requireDevice(principal, device, spec.capability);
+    const { device: record } = await this.policy.requireDevice(principal, device, capabilityOfTicket(operation));
     this.registry.require(record.id); // an offline device is a clear 503 now, not a closed socket later
     const ticket = randomBytes(32).toString('base64url');
     const expiresAt = this.clock.now().getTime() + TICKET_TTL_MS;
@@ -75,6 +79,11 @@ export class TicketsService {
     const origin = allowedOrigin(headers, this.config.webOrigins);
     if (origin !== record.origin) throw new ForbiddenError(`Access denied: this ticket was issued to ${record.origin}, not to ${origin}`);
     return record;
+  }
+
+  /** AccessPolicy's decision for a redeemed ticket, taken again when its stream opens (access may have changed since). */
+  authorizer(ticket: TicketRecord): AuthorizeDevice {
+    return () => this.policy.requireDevice(ticket.principal, ticket.deviceId, capabilityOfTicket(ticket.operation));
   }
 }
 

@@ -1,10 +1,10 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/decorators';
 import { ServerAdministration } from '../authorization/operation.decorator';
 import type { Principal } from '../auth/principal';
 import { UsersService } from './users.service';
-import { ListUsersQuery } from './dto';
+import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
 import { PrincipalResult, UserResult } from './responses';
 
 @ApiTags('users')
@@ -24,8 +24,9 @@ export class UsersController {
   @Get('users')
   @ServerAdministration('server:manage-users')
   @ApiOkResponse({ type: [UserResult] })
-  list(@Query() query: ListUsersQuery): Promise<UserResult[]> {
-    return this.users.list(query.active === undefined ? undefined : query.active === 'true');
+  @DocumentedInput('users_list', 'query')
+  list(@CheckedInput('users_list') query: { active?: boolean }): Promise<UserResult[]> {
+    return this.users.list(query.active);
   }
 
   @Post('users/:email/approve')

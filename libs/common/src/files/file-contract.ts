@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors';
 import type { DirectoryEntry } from '../operations/results';
+import { FILE_LIMITS } from '../file-limits';
 
 /**
  * The file operations' shared vocabulary (docs/protocol.md, "Files"): tunnel arguments of
@@ -89,16 +90,7 @@ export const FILE_HTTP_HEADERS = {
   sha256: 'x-svc-sha256',
 } as const;
 
-export const FILE_LIMITS = {
-  /** Longest path, in UTF-8 bytes (Linux PATH_MAX). */
-  maxPathBytes: 4096,
-  maxExcludePatterns: 256,
-  maxPatternLength: 1024,
-  /** Most paths one `fs/delete` (and `POST /devices/:device/files/delete`) takes; the SDK sends batches. */
-  maxDeletePaths: 500,
-  /** Longest `fs/ls` answer (about a million entries): the runtime refuses a bigger directory, the server cuts a longer answer. */
-  maxListingBytes: 128 * 1024 * 1024,
-} as const;
+export { FILE_LIMITS } from '../file-limits';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 

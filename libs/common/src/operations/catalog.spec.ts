@@ -1,4 +1,5 @@
-import { BATCH_TARGET, ParamSpec } from './contract';
+import { BATCH_TARGET, capabilitiesOf, OperationContract, ParamSpec, pathParams } from './contract';
+import { subRoutes } from './sub-routes';
 import { findOperation, OPERATIONS } from './catalog';
 
 /*
@@ -58,6 +59,17 @@ describe('operation catalog', () => {
     it('is decided for every operation by one of those verbs', () => {
       expect(OPERATIONS.filter((op) => !WRITES.test(op.name) && !READS.test(op.name)).map((op) => op.name)).toEqual([]);
     });
+  });
+
+  it("gives each of an operation's `routes` one of the operation's capabilities, and its path's parameters", () => {
+    for (const op of OPERATIONS as readonly OperationContract[]) {
+      for (const [key, route] of Object.entries(op.routes ?? {})) {
+        expect([`${op.name}.${key}`, capabilitiesOf(op).includes(route.capability)]).toEqual([`${op.name}.${key}`, true]);
+        expect(pathParams(route).filter((name) => route.params[name] === undefined)).toEqual([]);
+        expect(pathParams(route)).toContain('device');
+      }
+    }
+    expect(subRoutes().length).toBeGreaterThanOrEqual(14);
   });
 
   it('finds nothing for an unknown name', () => {

@@ -1,9 +1,10 @@
-import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList } from './contract';
+import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
+import { device, deviceStream, EXEC_LIMITS, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, PATH, remotePath, syncId, TRANSFER } from './route-params';
+import { FILE_LIMITS } from '../file-limits';
 import { TOOL_ROLES } from '../roles';
 import { LIMITS } from '../limits';
-import { DEPLOYMENT_ID_PATTERN, JOB_ID_PATTERN } from '../deployments/schema';
+import { DEPLOYMENT_ID_PATTERN } from '../deployments/schema';
 
-const device = str('device name or id', DEVICE_REF);
 const email = (description: string) => str(description, { minLength: 1, maxLength: 254 });
 const orgId = (description: string) => str(description, { minLength: 1, maxLength: 63 });
 const DEPLOYMENT_ID = { pattern: DEPLOYMENT_ID_PATTERN, rule: 'a deployment id (1-128 of A-Z a-z 0-9 _ . -)' } as const;
@@ -15,6 +16,13 @@ const INSTANT = { maxLength: 40 } as const;
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
 export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
 const role = str('role', { enum: TOOL_ROLES });
+/** The by-path reads look any reference up (their service decides): one too long names no device, a 404 like any other. */
+const ANY_DEVICE = str('device name or id');
+const AUDIT_RANGE = {
+  since: optStr('ISO 8601 lower bound (inclusive)', INSTANT),
+  until: optStr('ISO 8601 upper bound (exclusive)', INSTANT),
+  max: num('maximum number of entries', LIMITS.auditLogsDefaultMax, { integer: true, minimum: 1, maximum: LIMITS.auditLogsMaxMax, rule: `a whole number between 1 and ${LIMITS.auditLogsMaxMax}` }),
+};
 
 /** GET /devices beyond the spec's tool: with `limit` or `cursor` the answer is a DeviceListPage. */
 const DEVICE_LIST_EXTRA = {
@@ -22,7 +30,7 @@ const DEVICE_LIST_EXTRA = {
   cursor: optStr('next_cursor of the previous page', { maxLength: 600 }),
   status: optStr('only devices in this state', { enum: ['online', 'offline', 'pending'] }),
   owner: optStr('owner: user:<email>, org:<id>, an e-mail address or an organization id', { maxLength: 300 }),
-  name: optStr('name prefix (case-sensitive)', { maxLength: 256 }),
+  name: optStr('name prefix (case-sensitive)', { minLength: 1, maxLength: 256 }),
 };
 
 export const OPERATIONS = [
@@ -40,7 +48,7 @@ export const OPERATIONS = [
     params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end', { maxLength: 64 }) },
   }),
   defineOperation({ name: 'device_show', http: route('GET', '/devices/{device}'), summary: 'One device, as devices_list lists it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
-  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET } }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) } }),
   defineOperation({
     name: 'device_audit_logs',
     http: route('POST', '/devices/audit-logs'),
@@ -48,12 +56,8 @@ export const OPERATIONS = [
     batch: true,
     readOnly: true,
     capability: 'device:view',
-    params: {
-      ...BATCH_TARGET,
-      since: optStr('ISO 8601 lower bound (inclusive)', INSTANT),
-      until: optStr('ISO 8601 upper bound (exclusive)', INSTANT),
-      max: num('maximum number of entries', LIMITS.auditLogsDefaultMax, { integer: true, minimum: 1, maximum: LIMITS.auditLogsMaxMax, rule: `a whole number between 1 and ${LIMITS.auditLogsMaxMax}` }),
-    },
+    params: { ...BATCH_TARGET, ...AUDIT_RANGE },
+    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device: ANY_DEVICE, ...AUDIT_RANGE }) },
   }),
   // Device access control
   defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, capability: 'device:view', params: { device } }),
@@ -68,8 +72,29 @@ export const OPERATIONS = [
   }),
   defineOperation({ name: 'device_access_remove', http: route('DELETE', '/devices/{device}/access/{email_or_org_id}'), summary: 'Stop sharing a device', batch: false, readOnly: false, capability: 'device:manage', params: { device, email_or_org_id: str('an e-mail or an organization id', DEVICE_REF) } }),
   // File operations
-  defineOperation({ name: 'device_ls', summary: 'List a remote directory', batch: false, readOnly: true, capability: 'device:read-files', params: { path: str('<device>:<path>') } }),
-  defineOperation({ name: 'device_cp', summary: 'Copy a file to or from a device', batch: false, readOnly: false, capability: { fromDevice: 'device:read-files', toDevice: 'device:write-files' }, params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') } }),
+  defineOperation({
+    name: 'device_ls',
+    summary: 'List a remote directory',
+    batch: false,
+    readOnly: true,
+    capability: 'device:read-files',
+    params: { path: str('<device>:<path>') },
+    routes: { list: subRoute('GET', '/devices/{device}/files', 'device:read-files', { device, path: PATH }) },
+  }),
+  defineOperation({
+    name: 'device_cp',
+    summary: 'Copy a file to or from a device',
+    batch: false,
+    readOnly: false,
+    capability: { fromDevice: 'device:read-files', toDevice: 'device:write-files' },
+    params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') },
+    routes: {
+      /** The file's bytes, its metadata in headers and its checksum as a trailer (docs/protocol.md, "Files"). */
+      download: subRoute('GET', '/devices/{device}/files/content', 'device:read-files', TRANSFER),
+      /** The file's bytes as the body, its metadata and checksum in headers or a trailer. */
+      upload: subRoute('PUT', '/devices/{device}/files/content', 'device:write-files', { ...TRANSFER, name: optStr('when the path is an existing directory, write into it under this name', { maxLength: 255 }) }, { rawBody: true }),
+    },
+  }),
   defineOperation({
     name: 'device_sync',
     summary: 'Synchronise a directory to or from a device',
@@ -82,6 +107,23 @@ export const OPERATIONS = [
       delete: bool('remove files not in source', false),
       dry_run: bool('report without changing', false),
       exclude: strList('patterns to skip', false),
+    },
+    routes: {
+      /** The tree as NDJSON, filtered on the device; file bytes travel over device_cp's routes. */
+      manifest: subRoute('POST', '/devices/{device}/files/manifest', 'device:read-files', {
+        device,
+        path: PATH,
+        exclude: strList('gitignore-like patterns to skip (docs/protocol.md, "Files")', false, { maxItems: FILE_LIMITS.maxExcludePatterns, maxLength: FILE_LIMITS.maxPatternLength }),
+        hash: bool('hash every file (sha256); otherwise size and mtime decide', false),
+      }),
+      delete: subRoute('POST', '/devices/{device}/files/delete', 'device:write-files', {
+        device,
+        root: remotePath('the sync root on the device; nothing outside it is deleted'),
+        paths: strList(`paths relative to the root ('/'-separated, no '..'), at most ${FILE_LIMITS.maxDeletePaths}`, true, { minItems: 1, maxItems: FILE_LIMITS.maxDeletePaths, maxLength: FILE_LIMITS.maxPathBytes }),
+        sync: syncId,
+      }),
+      /** Writes the sync's audit entry now; answers what the server counted. */
+      sync_end: subRoute('POST', '/devices/{device}/files/sync-end', 'device:read-files', { device, sync: syncId }),
     },
   }),
   // Remote execution
@@ -97,6 +139,9 @@ export const OPERATIONS = [
       command: strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024 }),
       timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }),
     },
+    limits: EXEC_LIMITS,
+    /** `svc exec` streams stdin and output as they come; `svc shell` runs under the same capability. */
+    routes: { stream: deviceStream('exec', 'device:exec'), shell: deviceStream('shell', 'device:exec') },
   }),
   defineOperation({
     name: 'docker_exec',
@@ -104,10 +149,23 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:exec',
-    params: { device, args: strList('container CLI arguments'), timeout_secs: num('timeout in seconds', 60) },
+    params: { device, args: strList('container CLI arguments'), timeout_secs: num('timeout in seconds', 60, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }) },
+    /** Per captured stream (the MCP tool's): `docker save` or `docker logs` can print without end. */
+    limits: { outputCapBytes: 16 * 1024 * 1024 },
+    /** One stream per connection the local container CLI makes to the device's engine. */
+    routes: { stream: deviceStream('docker', 'device:exec') },
   }),
   // Port forwarding
-  defineOperation({ name: 'forward_start', summary: 'Forward local ports or sockets to a device', batch: false, readOnly: false, capability: 'device:forward', params: { device, specs: strList('<local>:<remote> pairs') } }),
+  defineOperation({
+    name: 'forward_start',
+    summary: 'Forward local ports or sockets to a device',
+    batch: false,
+    readOnly: false,
+    capability: 'device:forward',
+    params: { device, specs: strList('<local>:<remote> pairs') },
+    /** One stream per connection the local listener accepts. */
+    routes: { stream: deviceStream('forward', 'device:forward') },
+  }),
   defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, readOnly: false, capability: null, params: { session_id: str('forward session id') } }),
   defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, readOnly: true, capability: null, params: {} }),
   // Deployment operations
@@ -124,6 +182,17 @@ export const OPERATIONS = [
       name: optStr('display name'),
       deployment_id: optStr('deployment id (active when omitted)'),
     },
+    routes: {
+      /** The body is a DeployRequest built from `file` on the caller's side (docs/runspec.md, DEPLOY_REQUEST_SCHEMA), read after authorization with its own size limit. */
+      jobs: subRoute('POST', '/devices/{device}/deployments/jobs', 'device:deploy', { device }, { rawBody: true }),
+      /** A job's log from the device as text (it may hold what the job prints of its secrets, so it needs what deploying needs). */
+      job_logs: subRoute('GET', '/devices/{device}/deployments/jobs/{job_id}/logs', 'device:deploy', {
+        device,
+        job_id: str('job id', JOB_ID),
+        follow: bool('keep the answer open and stream new lines', false),
+        tail: num('start with the last N lines', JOB_LOGS_DEFAULT_TAIL, { integer: true, minimum: 0, maximum: JOB_LOGS_MAX_TAIL, rule: `a number of lines (0-${JOB_LOGS_MAX_TAIL})` }),
+      }),
+    },
   }),
   defineOperation({
     name: 'device_undeploy',
@@ -132,7 +201,7 @@ export const OPERATIONS = [
     batch: false,
     readOnly: false,
     capability: 'device:deploy',
-    params: { device, job_id: str('job id', { pattern: JOB_ID_PATTERN, rule: 'a job id (1-63 of a-z 0-9 _ . -, starting with a letter or digit)' }), deployment_id: activeDeploymentId },
+    params: { device, job_id: str('job id', JOB_ID), deployment_id: activeDeploymentId },
   }),
   defineOperation({ name: 'device_deployment_list', http: route('POST', '/devices/deployments/list'), summary: 'List deployments', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET } }),
   defineOperation({ name: 'device_deployment_new', http: route('POST', '/devices/{device}/deployments'), summary: 'Create a deployment', batch: false, readOnly: false, capability: 'device:deploy', params: { device, active: bool('make it active', false) } }),
@@ -185,10 +254,9 @@ export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename'];
 
 /**
  * Operations that no single server route serves: file transfer, container and forwarding sessions
- * are compositions the client runs over device streams (the tunnel issue), and device_deploy reads
- * its `file` on the caller's side and sends the result to `POST /devices/{device}/deployments/jobs`
- * (a route of its own, RouteResults.deployment_jobs_deploy). A test keeps this list and the catalog
- * in step.
+ * are compositions the client runs over its `routes` (file routes, client streams), device_deploy
+ * reads its `file` on the caller's side and sends the result to its `jobs` route, and forward_stop
+ * and forward_list touch only the caller's own machine. A test keeps this list and the catalog in step.
  */
 export const UNROUTED_OPERATIONS: readonly OperationName[] = [
   'device_ls',
@@ -209,7 +277,7 @@ export type OperationContractOf<N extends OperationName> = Extract<(typeof OPERA
 
 type ValueOf<P> = P extends { type: 'string[]' } ? string[] : P extends { type: 'number' } ? number : P extends { type: 'boolean' } ? boolean : P extends { enum: readonly (infer E)[] } ? E : string;
 type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> ? K : never }[keyof Ps];
-type ParamsInput<Ps> = [keyof Ps] extends [never]
+export type ParamsInput<Ps> = [keyof Ps] extends [never]
   ? Record<string, never>
   : { [K in RequiredKeys<Ps>]: ValueOf<Ps[K]> } & { [K in Exclude<keyof Ps, RequiredKeys<Ps>>]?: ValueOf<Ps[K]> };
 /** A route's extras; a route without any is typed with HttpRoute's index signature, which means none. */

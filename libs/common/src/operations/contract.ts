@@ -24,6 +24,8 @@ export interface ParamLimits {
   maxItems?: number;
   /** How a value outside these limits is refused: `<name> must be <rule>`. */
   rule?: string;
+  /** How a value that does not match `pattern` is refused, when `must be` does not say it: `<name> <patternProblem>`. */
+  patternProblem?: string;
 }
 
 export interface ParamSpec extends ParamLimits {
@@ -97,6 +99,13 @@ export interface OperationContract {
   capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
+  /** Its limits beyond its parameters' (output caps, grace periods), which the server, the CLI and `svc mcp` read from here. */
+  limits?: Record<string, number>;
+  /**
+   * The routes a client composes the operation from (file transfer, deploy and a job's log) and
+   * its client streams, by name: the server binds each from here, as it binds `http`.
+   */
+  routes?: Record<string, SubRoute>;
   /**
    * false: a REST operation that is no tool (not in tools.md, not an extension): `svc mcp` does not
    * list it and no `svc` command is required for it; the SDK calls it by name like any other.
@@ -104,21 +113,53 @@ export interface OperationContract {
   tool?: false;
 }
 
+/**
+ * One route of an operation that no single route serves (OperationContract.routes): its `{device}`
+ * is the target, on which the server has AccessPolicy decide `capability` (one of the operation's)
+ * before the handler runs, and its `params` (the path's included) are checked like an operation's.
+ */
+export interface SubRoute {
+  method: HttpMethod;
+  path: string;
+  capability: Capability;
+  params: Record<string, ParamSpec>;
+  /** The handler reads the request body itself (file bytes, a document above the JSON limit): `params` are the path's and the query's. */
+  rawBody?: true;
+  /**
+   * A client stream of the HTTP/2 endpoint (docs/protocol.md, "Client streams"), not a REST
+   * route: its `svc-args` are the operation's own wire arguments, checked by its service.
+   */
+  stream?: true;
+}
+
+export const subRoute = <const P extends Record<string, ParamSpec>, const O extends Pick<SubRoute, 'rawBody' | 'stream'> = {}>(method: HttpMethod, path: string, capability: Capability, params: P, options?: O) =>
+  ({ method, path, capability, params, ...options }) as { method: HttpMethod; path: string; capability: Capability; params: P } & O;
+
+/** A catalog path with its `{name}` segments filled in, URI-encoded. */
+export function fillPath(path: string, values: Record<string, string>): string {
+  return path.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${path} needs ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
 export const route = <const E extends Record<string, ParamSpec> = {}>(method: HttpMethod, path: string, extra?: E) =>
   (extra ? { method, path, extra } : { method, path }) as Omit<HttpRoute, 'extra'> & { extra?: E };
 
 /** The parameters an operation's route carries in its path, in order. */
-export function pathParams(http: HttpRoute): string[] {
+export function pathParams(http: Pick<HttpRoute, 'path'>): string[] {
   return [...http.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
 }
 
 /**
  * Where each parameter travels on the operation's route. GET and DELETE carry no body (the server
- * refuses one), so their other parameters travel in the query string.
+ * refuses one), nor does a route whose body is no JSON object (`rawBody`): their other parameters
+ * travel in the query string.
  */
-export function paramLocation(http: HttpRoute, param: string): 'path' | 'query' | 'body' {
+export function paramLocation(http: Pick<HttpRoute, 'method' | 'path'> & { rawBody?: true }, param: string): 'path' | 'query' | 'body' {
   if (pathParams(http).includes(param)) return 'path';
-  return http.method === 'GET' || http.method === 'DELETE' ? 'query' : 'body';
+  return http.method === 'GET' || http.method === 'DELETE' || http.rawBody ? 'query' : 'body';
 }
 
 /**

@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import { findOperation, OperationName } from './catalog';
-import { OperationContract } from './contract';
+import { OperationContract, ParamSpec } from './contract';
+import { ROUTE_INPUTS } from './route-inputs';
 import { inputProblems, inputSchema, routeInputSchema, routeParams } from './input-schema';
 
 const op = (name: OperationName) => findOperation(name) as OperationContract;
@@ -51,6 +52,9 @@ describe('inputProblems: one line per parameter at fault', () => {
     ['devices_approve', {}, ['Give exactly one of device or request_id']],
     ['devices_approve', { device: 'r', request_id: 'r' }, ['Give exactly one of device or request_id']],
     ['devices_approve', { request_id: 'req_1' }, []],
+    ['devices_list', { status: 'gone', name: '' }, ['status must be one of online, offline, pending', 'name must not be empty']],
+    ['device_audit_logs', { device: 'pi', max: 1001 }, ['max must be a whole number between 1 and 1000']],
+    ['device_audit_logs', { device: 'pi', max: 1.5 }, ['max must be a whole number between 1 and 1000']],
   ])('%s %j', (name, input, expected) => {
     expect(problems(name, input)).toEqual(expected);
   });
@@ -59,5 +63,24 @@ describe('inputProblems: one line per parameter at fault', () => {
     const verbose = new Ajv({ verbose: true, strict: true }).compile(inputSchema(op('device_exec').params));
     expect(verbose({ device: 'pi', command: 'uname -a' })).toBe(false);
     expect(inputProblems(op('device_exec').params, verbose.errors ?? [])).toEqual(['command must be an array of strings, not "uname -a"']);
+  });
+});
+
+describe('nested fields (ROUTE_INPUTS): named by their path', () => {
+  const params: Record<string, ParamSpec> = ROUTE_INPUTS.registration_request;
+  const check = new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(inputSchema(params, { limits: true }));
+  const good = { device_info: { hostname: 'h', platform: 'p', architecture: 'a', os_version: 'o' }, owner_scope: 'user:a@b.test', device_id: 'd-1', public_key: 'A'.repeat(43) };
+  const problemsOf = (input: unknown) => (check(input) ? [] : inputProblems(params, check.errors ?? []));
+
+  it.each<[string, unknown, string[]]>([
+    ['a good request', good, []],
+    ['an unknown nested field', { ...good, device_info: { ...good.device_info, kernel: '6' } }, ['unknown field device_info.kernel']],
+    ['a missing nested field', { ...good, device_info: { ...good.device_info, hostname: undefined } }, ['device_info.hostname is required']],
+    ['a control character', { ...good, device_info: { ...good.device_info, platform: 'a\u001b[31m' } }, ['device_info.platform must not contain control or bidirectional formatting characters']],
+    ['no device_info', { ...good, device_info: undefined }, ['device_info is required']],
+    ['device_info not an object', { ...good, device_info: 'x' }, ['device_info must be an object']],
+    ['a public key whose last character carries bits beyond 32 bytes', { ...good, public_key: 'B'.repeat(43) }, ['public_key must be base64url (no padding) of a 32-byte Ed25519 public key']],
+  ])('%s', (_name, input, expected) => {
+    expect(problemsOf(JSON.parse(JSON.stringify(input)))).toEqual(expected);
   });
 });

@@ -32,8 +32,17 @@ export function paramSchema(name: string, spec: ParamSpec, options: InputSchemaO
   };
 }
 
-/** An object of exactly these parameters: the required ones required, nothing else accepted. */
+/**
+ * An object of exactly these parameters: the required ones required, nothing else accepted. A
+ * dotted name (`device_info.hostname`) is a field of a nested object, itself required and closed.
+ */
 export function inputSchema(params: Record<string, ParamSpec>, options: InputSchemaOptions = {}, either?: HttpRoute['either']): Record<string, unknown> {
+  const nested = nestedGroups(params);
+  if (nested.size > 0) {
+    const flat = inputSchema(Object.fromEntries(Object.entries(params).filter(([name]) => !name.includes('.'))), options, either) as { properties: object; required?: string[] };
+    const objects = Object.fromEntries([...nested].map(([parent, fields]) => [parent, inputSchema(fields, options)]));
+    return { ...flat, properties: { ...flat.properties, ...objects }, required: [...(flat.required ?? []), ...nested.keys()] };
+  }
   const entries = Object.entries(params);
   const required = entries.filter(([name, spec]) => spec.required && !either?.includes(name)).map(([name]) => name);
   return {
@@ -43,6 +52,18 @@ export function inputSchema(params: Record<string, ParamSpec>, options: InputSch
     ...(either ? { oneOf: either.map((name) => ({ required: [name] })) } : {}),
     additionalProperties: false,
   };
+}
+
+/** The dotted parameters by their parent object: `device_info.hostname` → device_info: {hostname}. */
+function nestedGroups(params: Record<string, ParamSpec>): Map<string, Record<string, ParamSpec>> {
+  const groups = new Map<string, Record<string, ParamSpec>>();
+  for (const [name, spec] of Object.entries(params)) {
+    const dot = name.indexOf('.');
+    if (dot < 0) continue;
+    const parent = name.slice(0, dot);
+    groups.set(parent, { ...groups.get(parent), [name.slice(dot + 1)]: spec });
+  }
+  return groups;
 }
 
 /** What a route accepts: the operation's parameters and the route's extras, with their limits. */
@@ -75,8 +96,9 @@ export function inputProblems(params: Record<string, ParamSpec>, errors: readonl
   const say = (key: string, line: string) => lines.has(key) || lines.set(key, line);
   const eitherFailed = either !== undefined && errors.some((e) => e.keyword === 'oneOf' && e.instancePath === '');
   for (const error of errors) {
+    const segments = error.instancePath.split('/').slice(1);
     if (error.keyword === 'additionalProperties') {
-      const key = String(error.params.additionalProperty);
+      const key = [...segments, String(error.params.additionalProperty)].join('.');
       say(`+${key}`, `unknown field ${key}`);
       continue;
     }
@@ -84,20 +106,25 @@ export function inputProblems(params: Record<string, ParamSpec>, errors: readonl
       if (eitherFailed) say('either', `Give exactly one of ${either![0]} or ${either![1]}`);
       continue;
     }
-    const name = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.split('/')[1];
+    const field = segments.length > 1 && params[segments.slice(0, 2).join('.')] !== undefined ? segments.slice(0, 2) : segments.slice(0, 1);
+    const name = error.keyword === 'required' ? [...segments, String(error.params.missingProperty)].join('.') : field.join('.');
     const spec = params[name];
-    if (spec === undefined) continue;
+    if (spec === undefined) {
+      // A nested object itself (device_info): missing, or not an object.
+      if (Object.keys(params).some((key) => key.startsWith(`${name}.`))) say(name, error.keyword === 'required' ? `${name} is required` : `${name} must be an object`);
+      continue;
+    }
     const wrong = 'data' in error && (error.keyword === 'type' || error.keyword === 'enum') ? `, not ${shown(error.data)}` : '';
-    say(name, problem(name, spec, error) + wrong);
+    say(name, problem(name, spec, error, segments.length > field.length) + wrong);
   }
   return [...lines.values()];
 }
 
-function problem(name: string, spec: ParamSpec, error: InputSchemaError): string {
+function problem(name: string, spec: ParamSpec, error: InputSchemaError, item: boolean): string {
   if (spec.enum) return `${name} must be one of ${spec.enum.join(', ')}`;
   if (error.keyword === 'required') return `${name} is required`;
+  if (error.keyword === 'pattern' && spec.patternProblem) return `${name} ${spec.patternProblem}`;
   if (spec.rule) return `${name} must be ${spec.rule}`;
-  const item = error.instancePath.split('/').length > 2;
   switch (error.keyword) {
     case 'minLength':
       return item ? `${name} must not hold an empty string` : `${name} must not be empty`;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Args, Flags } from '@oclif/core';
-import { DomainError, InvalidInputError } from '@svc/common';
+import { DomainError, InvalidInputError, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL } from '@svc/common';
 import { SvcCommand } from '../../base-command';
 import { deviceArg } from '../../flags';
 import { escapeTerminal } from '../../output/terminal-text';
@@ -23,7 +23,7 @@ export default class DeploymentsLogs extends SvcCommand<typeof DeploymentsLogs> 
   static override args = { device: deviceArg, job: Args.string({ description: 'job id', required: true }) };
   static override flags = {
     follow: Flags.boolean({ char: 'f', description: 'keep printing new lines until Ctrl-C' }),
-    tail: Flags.integer({ description: 'start with the last N lines (0-10000)', min: 0, max: 10_000, default: 100 }),
+    tail: Flags.integer({ description: `start with the last N lines (0-${JOB_LOGS_MAX_TAIL})`, min: 0, max: JOB_LOGS_MAX_TAIL, default: JOB_LOGS_DEFAULT_TAIL }),
   };
 
   async run(): Promise<JobLogLines | undefined> {
