@@ -317,7 +317,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   it('answers what the caller may do on the server and on an organization, from AccessPolicy', async () => {
     const api = fleet.server.api;
     const [aliceCaller, victorCaller] = [fleet.user('alice').caller, fleet.user('victor').caller];
-    expect((await api.get('/me/capabilities', aliceCaller)).body).toEqual({ capabilities: ['server:create-orgs', 'server:manage-users'] });
+    expect((await api.get('/me/capabilities', aliceCaller)).body).toEqual({ capabilities: ['server:create-orgs', 'server:manage-users', 'server:read-metrics'] });
     expect((await api.get('/me/capabilities', victorCaller)).body).toEqual({ capabilities: [] });
     expect((await api.get('/orgs/acme/capabilities', aliceCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices', 'org:manage', 'org:move-devices', 'org:delete'] });
     expect((await api.get('/orgs/acme/capabilities', victorCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices'] });

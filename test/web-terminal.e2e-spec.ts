@@ -86,6 +86,9 @@ describe('web dashboard terminal', () => {
     alice = await signedIn(ALICE);
     await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
     await alice.getByRole('heading', { name: 'Terminal' }).waitFor();
+    // No shell until asked for: a visit of the page opens none.
+    await alice.locator('[data-terminal-state="idle"]').waitFor();
+    await alice.getByRole('button', { name: 'Open terminal' }).click();
     await alice.locator('[data-terminal-state="open"]').waitFor();
     await run(alice, 'echo hi', /^hi$/m);
     await run(alice, 'echo "$TERM"', /^xterm-256color$/m);
@@ -147,7 +150,7 @@ describe('web dashboard terminal', () => {
       await alice.getByRole('button', { name: 'Run', exact: true }).click();
       await eventually('the first line while the command runs', async () => (await alice.getByLabel('Output').textContent()) === 'first\n');
       expect(await alice.locator('[data-exit-code]').count()).toBe(0);
-      expect(await alice.getByRole('button', { name: 'Stop' }).count()).toBe(1);
+      expect(await alice.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(1);
       writeFileSync(go, '');
       await alice.locator('[data-exit-code="0"]').waitFor();
       expect(await alice.getByLabel('Output').textContent()).toBe('first\nsecond\n');
@@ -190,6 +193,7 @@ describe('web dashboard terminal', () => {
   it('says so when the device goes away under the session, and offers Reconnect', async () => {
     const device = await fleet.addDevice('dev-3', { owner: 'alice', hostname: 'shed-pi', runtime: true });
     await alice.goto(`${fleet.server.url}/#/devices/dev-3`);
+    await alice.getByRole('button', { name: 'Open terminal' }).click();
     await alice.locator('[data-terminal-state="open"]').waitFor();
     await run(alice, 'echo still-here', /^still-here$/m);
     device.runtime!.kill('SIGTERM');

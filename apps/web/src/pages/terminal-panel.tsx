@@ -8,7 +8,7 @@ import { withConstructedStyles } from '../terminal/constructed-styles';
 import type { ExitBody } from '../terminal/frames';
 import { ShellSocket } from '../terminal/shell-socket';
 
-type Phase = { name: 'connecting' } | { name: 'open' } | { name: 'exited'; exit: ExitBody } | { name: 'closed'; why: string } | { name: 'failed'; error: unknown };
+type Phase = { name: 'idle' } | { name: 'connecting' } | { name: 'open' } | { name: 'exited'; exit: ExitBody } | { name: 'closed'; why: string } | { name: 'failed'; error: unknown };
 
 const THEME = { background: '#0f1720', foreground: '#e6edf3', cursor: '#e6edf3' };
 
@@ -27,7 +27,7 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const socket = useRef<ShellSocket | null>(null);
-  const [phase, setPhase] = useState<Phase>({ name: 'connecting' });
+  const [phase, setPhase] = useState<Phase>({ name: 'idle' });
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
@@ -52,6 +52,8 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
   }, []);
 
   useEffect(() => {
+    // A shell (and its audit entry) only when the user asks for one, not on every visit of the page.
+    if (attempt === 0) return;
     const terminal = term.current!;
     let live = true;
     terminal.reset();
@@ -69,8 +71,7 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
         if (!live) return opened.close();
         socket.current = opened;
         setPhase((now) => (now.name === 'connecting' ? { name: 'open' } : now));
-        // Focus follows the user's Reconnect; a page that just opened keeps its own focus (the terminal takes Tab for the shell).
-        if (attempt > 0) terminal.focus();
+        terminal.focus();
       },
       (error: unknown) => live && setPhase({ name: 'failed', error }),
     );
@@ -82,18 +83,19 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
   }, [api, device, attempt]);
 
   const ended = phase.name === 'exited' || phase.name === 'closed' || phase.name === 'failed';
+  const canConnect = ended || phase.name === 'idle';
   return (
     <div class="card" aria-labelledby="terminal-title">
       <div class="panel-head">
         <h2 id="terminal-title">Terminal</h2>
         <span class="muted" data-terminal-state={phase.name}>
-          {phase.name === 'connecting' ? 'Connecting…' : phase.name === 'open' ? 'Connected' : 'Ended'}
+          {phase.name === 'idle' ? 'Not connected' : phase.name === 'connecting' ? 'Connecting…' : phase.name === 'open' ? 'Connected' : 'Ended'}
         </span>
         <button type="button" class="secondary small" disabled={phase.name !== 'open'} onClick={() => socket.current?.interrupt()} title="Send SIGINT to the running command">
           Interrupt
         </button>
-        <button type="button" class="secondary small" disabled={!ended} onClick={() => setAttempt((n) => n + 1)}>
-          Reconnect
+        <button type="button" class={attempt === 0 ? 'small' : 'secondary small'} disabled={!canConnect} onClick={() => setAttempt((n) => n + 1)}>
+          {attempt === 0 ? 'Open terminal' : 'Reconnect'}
         </button>
       </div>
       <div class="terminal-host" ref={host} aria-label="Terminal" />
