@@ -15,7 +15,8 @@ import { eventually } from './fixtures/eventually';
 import { Fleet, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { submitRegistration } from './fixtures/test-server';
+import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { startTestServer, submitRegistration, TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@live.test';
 /** The issue's bound: the table shows a stopped runtime offline within this, with no reload. */
@@ -95,11 +96,8 @@ describe('web dashboard: live updates', () => {
   it(`shows a stopped runtime offline within ${WITHIN_MS / 1000} s, and online again when it comes back, without a reload`, async () => {
     await stopRuntime();
     const stoppedAt = Date.now();
-    await page.waitForFunction(
-      "document.querySelector('tr[data-device=\"live-1\"] td')?.textContent === 'offline'",
-      undefined,
-      { timeout: WITHIN_MS, polling: 50 },
-    );
+    // A locator (not waitForFunction: the page's CSP forbids evaluating strings) waits for the row to change.
+    await page.locator('tr[data-device="live-1"] td[data-label="Status"]', { hasText: /^offline$/ }).waitFor({ timeout: WITHIN_MS });
     const tookMs = Date.now() - stoppedAt;
     process.stdout.write(`web-live: offline shown ${tookMs} ms after the runtime exited\n`);
     await expect(page.locator('tr[data-device="live-1"] td[data-label="Uptime"]').textContent()).resolves.toBe('—');
@@ -167,4 +165,49 @@ describe('web dashboard: live updates', () => {
     await eventually('no stream of alice open on the server', () => fleet.server.app.get(EventStreams).stats().every((s) => s.email !== ALICE));
     expect(opened).toEqual([]);
   });
+});
+
+describe('web dashboard: the live stream and token renewal', () => {
+  let idp: IdentityProviderHandle;
+  let server: TestServer;
+  let browser: Browser;
+  let tab: Tab | undefined;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
+    idp = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
+    server = await startTestServer(idp, { REST_PORT: String(port) });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await tab?.close();
+    await browser?.close();
+    await server?.close();
+    await idp?.stop();
+  });
+
+  it('reconnects with the renewed token at once, resuming from the last id, and keeps one stream open', async () => {
+    tab = await openTab(browser, 1280);
+    const page = tab.page;
+    page.setDefaultTimeout(45_000);
+    const streams: { url: string; token: string; lastEventId: string | undefined }[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname !== '/events') return;
+      const headers = request.headers();
+      streams.push({ url: request.url(), token: headers.authorization ?? '', lastEventId: headers['last-event-id'] });
+    });
+    await signInThroughProvider(page, server.url, 'rene@live.test');
+    await eventually('a stream opened with a token', () => streams.length >= 1 && streams[0].token.startsWith('Bearer '));
+    expect(streams[0].lastEventId).toBeUndefined();
+
+    await eventually('a second stream, with the renewed token', () => streams.length >= 2, { timeoutMs: 50_000 });
+    expect(streams[1].token).not.toBe(streams[0].token);
+    expect(streams[1].lastEventId).toMatch(/^\S+$/);
+    // Never in the URL: the token goes in the header only.
+    expect(streams.map((s) => s.url)).toEqual(streams.map(() => `${server.url}/events`));
+    await eventually('the indicator live', async () => (await page.locator('.top .live').getAttribute('data-state')) === 'live');
+    await eventually('one stream of the user on the server', () => server.app.get(EventStreams).stats().filter((s) => s.email === 'rene@live.test').length === 1);
+    expect(tab.consoleErrors).toEqual([]);
+  }, 90_000);
 });
