@@ -71,23 +71,24 @@ export class EventStream {
     if (this.run && this.token() !== this.usedToken) this.reconnect();
   }
 
-  /** Drops the connection and opens a new one at once, resuming from the last id. */
+  /** Drops the connection and opens a new one at once, resuming from the last id (the indicator does not blink). */
   reconnect(): void {
-    this.stop(false);
+    this.run?.abort();
+    this.run = null;
     this.start();
   }
 
   /** Ends the stream (sign-out): no reconnect; the next start() resumes nothing. */
-  stop(forget = true): void {
+  stop(): void {
     this.run?.abort();
     this.run = null;
-    if (forget) this.lastEventId = undefined;
+    this.lastEventId = undefined;
     this.setState('stopped');
   }
 
   private async follow(signal: AbortSignal): Promise<void> {
     let failures = 0;
-    this.setState(this.lastEventId ? 'reconnecting' : 'connecting');
+    if (this.current === 'stopped') this.setState('connecting');
     while (!signal.aborted) {
       const opened = await this.connect(signal).catch(() => false);
       if (signal.aborted) return;
