@@ -153,6 +153,23 @@ describe('web dashboard: live updates', () => {
     expect(navigations).toBe(0);
   });
 
+  it("updates the device page's status card on its device's events, without a reload", async () => {
+    // Opened once the server holds the device's tunnel (its files panel lists a directory, which an offline device answers 503).
+    await startRuntime();
+    await eventually('the device online in the table', async () => (await statusCell().textContent()) === 'online');
+    await page.getByRole('link', { name: 'porch-pi' }).click();
+    await page.getByRole('heading', { name: 'porch-pi' }).waitFor();
+    const badge = page.locator('.status-card .badge');
+    await badge.filter({ hasText: /^online$/ }).waitFor();
+    await stopRuntime();
+    await badge.filter({ hasText: /^offline$/ }).waitFor();
+    await startRuntime();
+    await badge.filter({ hasText: /^online$/ }).waitFor();
+    await expect(page.locator('.status-card dd').filter({ hasText: /^(TCP|QUIC)/ }).count()).resolves.toBe(1);
+    await expect(stillSamePage()).resolves.toBe(true);
+    expect(navigations).toBe(0);
+  });
+
   it('stops following on sign-out, and a signed-out page opens no stream', async () => {
     const opened: string[] = [];
     page.on('request', (request) => {
