@@ -21,6 +21,7 @@ import { startTestServer, submitRegistration, TestServer } from './fixtures/test
 const ALICE = 'alice@live.test';
 /** The issue's bound: the table shows a stopped runtime offline within this, with no reload. */
 const WITHIN_MS = 2_000;
+const WINDOW = 8;
 
 describe('web dashboard: live updates', () => {
   let fleet: Fleet;
@@ -38,7 +39,8 @@ describe('web dashboard: live updates', () => {
       users: { alice: ALICE },
       devices: { 'live-1': { owner: 'alice', hostname: 'porch-pi' } },
       relay: true,
-      env: { REST_PORT: String(port) },
+      // A small window, so that a client away for a few events is told to reset.
+      env: { REST_PORT: String(port), EVENTS_WINDOW: String(WINDOW) },
       identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] },
     });
     browser = await launchBrowser();
@@ -166,6 +168,23 @@ describe('web dashboard: live updates', () => {
     await startRuntime();
     await badge.filter({ hasText: /^online$/ }).waitFor();
     await expect(page.locator('.status-card dd').filter({ hasText: /^(TCP|QUIC)/ }).count()).resolves.toBe(1);
+    await expect(stillSamePage()).resolves.toBe(true);
+    expect(navigations).toBe(0);
+  });
+
+  it('reloads the list on `reset`, when more happened while the stream was down than the server keeps', async () => {
+    await page.getByRole('link', { name: '← Devices' }).click();
+    await page.getByRole('heading', { name: 'Devices' }).waitFor();
+    await eventually('the indicator live', async () => (await liveState()) === 'live');
+    const listLoads: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/devices') listLoads.push(request.url());
+    });
+    // The stream drops; while the page waits to reconnect, more events than the window holds happen.
+    fleet.server.app.get(EventStreams).beforeApplicationShutdown();
+    await Promise.all(Array.from({ length: WINDOW + 1 }, (_, i) => submitRegistration(fleet.server, `gap-${i}`, `user:${ALICE}`, { hostname: `gap-host-${i}` })));
+    await page.getByRole('link', { name: `gap-host-${WINDOW} (review)` }).waitFor();
+    expect(listLoads.length).toBeGreaterThan(0);
     await expect(stillSamePage()).resolves.toBe(true);
     expect(navigations).toBe(0);
   });
