@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiClient } from './api/client';
 import type { Session } from './auth/session';
 import { ErrorBox } from './components/feedback';
+import { LiveContext, LiveIndicator, useSessionStream } from './components/live';
 import { DevicePage } from './pages/device-page';
 import { DevicesPage } from './pages/devices-page';
 import { OrgsPage } from './pages/orgs-page';
@@ -19,11 +20,12 @@ export function App({ session }: { session: Session }) {
   useEffect(() => session.onChange(() => setVersion((v) => v + 1)), [session]);
   const api = useMemo(() => new ApiClient(() => session.accessToken()), [session]);
   const route = useRoute();
+  const events = useSessionStream(session);
 
   if (!session.signedIn) return <SignIn session={session} />;
   const current = route.page === 'device' ? 'devices' : route.page;
   return (
-    <>
+    <LiveContext.Provider value={events}>
       <a class="skip" href="#main">
         Skip to content
       </a>
@@ -36,6 +38,7 @@ export function App({ session }: { session: Session }) {
             </a>
           ))}
         </nav>
+        <LiveIndicator />
         <span class="who" title="Signed in as">
           {session.email}
         </span>
@@ -46,7 +49,7 @@ export function App({ session }: { session: Session }) {
       <main id="main" tabIndex={-1}>
         <Page route={route} api={api} />
       </main>
-    </>
+    </LiveContext.Provider>
   );
 }
 

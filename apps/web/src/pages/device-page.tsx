@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/client';
 import { capabilitiesOn, deviceStatus, showDevice } from '../api/devices';
 import { ErrorBox, Loading, StatusBadge } from '../components/feedback';
+import { useLiveReload } from '../components/live';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen, formatUptime } from '../format';
 import { AccessPanel } from './access-panel';
@@ -20,6 +21,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
     const [info, status, access] = await Promise.all([showDevice(api, id), deviceStatus(api, id), capabilitiesOn(api, id)]);
     return { info, status, access };
   }, id);
+  useLiveReload(['device.online', 'device.offline', 'access.changed'], device.reload, { device: id });
 
   if (device.error) return <ErrorBox error={device.error} onRetry={device.reload} />;
   if (!device.data) return <Loading what="the device" />;

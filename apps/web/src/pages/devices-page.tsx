@@ -6,6 +6,7 @@ import { Empty, ErrorBox, Loading, StatusBadge } from '../components/feedback';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen, formatUptime } from '../format';
 import { deviceHref } from '../router';
+import { useLiveDeviceRows } from './devices-live';
 
 const PAGE_SIZE = 25;
 
@@ -35,7 +36,11 @@ export function DevicesPage({ api }: { api: ApiClient }) {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const query: DeviceQuery = { ...filters, cursor, limit: PAGE_SIZE };
-  const rows = useLoad(() => loadRows(api, query), JSON.stringify(query));
+  const live = useLiveDeviceRows(() => rows.reload(), filters.status !== '');
+  const rows = useLoad(() => {
+    live.loading();
+    return loadRows(api, query);
+  }, JSON.stringify(query));
 
   const apply = (event: Event) => {
     event.preventDefault();
@@ -77,7 +82,7 @@ export function DevicesPage({ api }: { api: ApiClient }) {
           {filtered ? 'Clear a filter to see more.' : 'Run `svc runtime run` on a device, then approve it under Pending.'}
         </Empty>
       )}
-      {rows.data && rows.data.items.length > 0 && <DeviceTable rows={rows.data} />}
+      {rows.data && rows.data.items.length > 0 && <DeviceTable rows={live.apply(rows.data)} />}
       <nav class="pager" aria-label="Pages">
         <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           Previous

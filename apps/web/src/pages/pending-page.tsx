@@ -3,9 +3,12 @@ import type { ApiClient } from '../api/client';
 import { approve, listDevices, reject } from '../api/devices';
 import type { DeviceListItem } from '../api/types';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
+import { useLiveReload } from '../components/live';
 import { useLoad } from '../components/use-load';
 
 const PAGE_SIZE = 100;
+/** A request arrives or is decided (here or elsewhere): the list reloads. */
+const REGISTRATION_EVENTS = ['registration.pending', 'registration.approved', 'registration.rejected'];
 
 /**
  * Pending registration requests with what an approver must compare: the fingerprint the device
@@ -14,6 +17,7 @@ const PAGE_SIZE = 100;
 export function PendingPage({ api }: { api: ApiClient }) {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const pending = useLoad(() => listDevices(api, { status: 'pending', limit: PAGE_SIZE, cursor }), cursor ?? '');
+  useLiveReload(REGISTRATION_EVENTS, pending.reload);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [confirming, setConfirming] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
