@@ -1,13 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
 import { deploymentStatus } from '../api/deployments';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
+import { useLiveReload } from '../components/live';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen } from '../format';
 import { JobLogs } from './job-logs';
-
-/** How often the status is asked again while shown: the device reports on its own schedule. */
-export const REFRESH_MS = 3000;
 
 /**
  * A deployment's status as the device last reported it (POST /devices/deployments/status): the
@@ -17,11 +15,8 @@ export const REFRESH_MS = 3000;
 export function DeploymentStatusView({ api, device, deploymentId }: { api: ApiClient; device: string; deploymentId: string }) {
   const status = useLoad(() => deploymentStatus(api, device, deploymentId), `${device}:${deploymentId}`);
   const [logsOf, setLogsOf] = useState<string | null>(null);
-  const { reload } = status;
-  useEffect(() => {
-    const timer = setInterval(reload, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+  // Live: the server tells a change of the deployment's state or of a job's status or health.
+  useLiveReload(['deployment.status', 'device.online', 'device.offline'], status.reload, { device });
 
   if (status.error) return <ErrorBox error={status.error} onRetry={status.reload} />;
   if (!status.data) return <Loading what="the deployment's status" />;

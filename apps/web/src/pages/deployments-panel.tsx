@@ -1,14 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
 import { activateDeployment, cloneDeployment, listDeployments, removeDeployment } from '../api/deployments';
 import { ActionResult } from '../components/action-result';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
+import { useLiveReload } from '../components/live';
 import { useAction } from '../components/use-action';
 import { useFocusOnMount } from '../components/use-focus';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen } from '../format';
 import { DeployForm } from './deploy-form';
-import { DeploymentStatusView, REFRESH_MS } from './deployment-status';
+import { DeploymentStatusView } from './deployment-status';
 
 /**
  * A device's deployments (POST /devices/deployments/list): which is active, the status of the
@@ -19,12 +20,8 @@ export function DeploymentsPanel({ api, device, canDeploy }: { api: ApiClient; d
   const [chosen, setChosen] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
   const action = useAction();
-  // Asked again while shown: a rollback on the device changes which deployment is active.
-  const { reload } = list;
-  useEffect(() => {
-    const timer = setInterval(reload, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+  // Asked again on the device's deployment events: a rollback changes which deployment is active.
+  useLiveReload(['deployment.status', 'device.online'], list.reload, { device });
   const deployments = list.data ?? [];
   const shown = chosen ?? deployments.find((d) => d.active)?.id ?? null;
 
