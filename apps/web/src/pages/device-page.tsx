@@ -67,7 +67,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
       ) : (
         <p class="hint">Your role ({access.role}) may view this device only: running commands and changing files are not offered.</p>
       )}
-      {may('device:read-files') && <FilesPanel api={api} device={info.id} canWrite={may('device:write-files')} />}
+      {may('device:read-files') && (status.status === 'online' ? <FilesPanel api={api} device={info.id} canWrite={may('device:write-files')} /> : <p class="hint">Files can be browsed when the device is online.</p>)}
       <DeploymentsPanel api={api} device={info.id} canDeploy={may('device:deploy')} />
       <AccessPanel api={api} device={info.id} canManage={may('device:manage')} />
       <AuditPanel api={api} device={info.id} />
