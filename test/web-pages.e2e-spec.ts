@@ -155,7 +155,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await panel.getByRole('button', { name: `Remove ${deploymentId}` }).click();
     const confirm = panel.getByRole('group', { name: `Confirm removal of ${deploymentId}` }).getByRole('button', { name: 'Yes, remove' });
     // Focus moves after the confirmation is drawn (an effect): Enter before that would press nothing.
-    await eventually('the confirmation focused', () => confirm.evaluate((button) => button === document.activeElement));
+    await eventually('the confirmation focused', () => confirm.evaluate((button) => button.matches(':focus')));
     await alice.keyboard.press('Enter');
     await panel.getByRole('status').filter({ hasText: `Removed ${deploymentId}.` }).waitFor();
     await eventually('the original gone from the page', async () => (await panel.locator(`tr[data-deployment="${deploymentId}"]`).count()) === 0);
