@@ -14,7 +14,7 @@
 import { Server } from 'node:net';
 import { join } from 'node:path';
 import { AnyCapability, capabilityOf, findOperation, httpRequestFor, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
-import { DEVICE_OWNER, DEVICE_SHARES, expectedOutcome, ORG, ORG_OWNER, outcomeOf, PERSONAS } from './fixtures/authorization-expectations';
+import { DEVICE_OWNER, DEVICE_SHARES, expectedCapabilities, expectedOutcome, ORG, ORG_OWNER, outcomeOf, PERSONAS } from './fixtures/authorization-expectations';
 import { CallContext, MATRIX_ROWS, Rule, scratchDirectory, startQuietService } from './fixtures/authorization-rows';
 import { useFleet } from './fixtures/fleet';
 import { requestRegistration } from './fixtures/test-server';
@@ -120,6 +120,26 @@ describe('authorization matrix (generated from the catalog and the role table)',
     // A device of the caller's own goes again, so that listings hold only the matrix's devices.
     if (row.target === 'own-device' && !PERSONAS[persona].inactive) await fleet.user(persona).run('devices_reject', { device: ctx.device });
     expect(outcomeOf(answer)).toBe(expected);
+  });
+
+  // Beyond allowed or not: what the *_capabilities operations answer is the role table's own answer.
+  it.each(personaNames.filter((p) => !PERSONAS[p].inactive))('answers %s its capabilities on the device, the organization and the server as the role table gives them', async (persona) => {
+    const user = fleet.user(persona);
+    const device = await user.attempt('device_capabilities', { device: SHARED });
+    const org = await user.attempt('org_capabilities', { org_id: ORG });
+    const server = await user.attempt('server_capabilities', {});
+    expect({
+      device: device.ok ? { role: device.result.role, owner: device.result.owner, capabilities: device.result.capabilities } : outcomeOf(device),
+      org: org.ok ? org.result.capabilities : outcomeOf(org),
+      server: server.ok ? server.result.capabilities : outcomeOf(server),
+    }).toEqual(Object.fromEntries(Object.entries(expectedCapabilities(PERSONAS[persona])).map(([target, answer]) => [target, answer ?? 'not-found'])));
+  });
+
+  it('answers the admin key every server capability and its capabilities on an organization, as a server administrator', async () => {
+    const { api, admin } = fleet.server;
+    expect((await api.get('/me/capabilities', admin)).body).toEqual({ capabilities: expectedCapabilities(PERSONAS['server admin']).server });
+    expect((await api.get(`/orgs/${ORG}/capabilities`, admin)).body).toEqual({ org_id: ORG, capabilities: expectedCapabilities(PERSONAS['server admin']).org });
+    expect((await api.get('/orgs/no-such-org/capabilities', admin)).status).toBe(404);
   });
 
   it('answers an inaccessible device exactly like a missing one', async () => {

@@ -5,14 +5,17 @@
  * catalog's route, parameters and result types are the server's.
  */
 import {
+  CAPABILITIES,
   findOperation,
   httpRequestFor,
   OperationContract,
   OperationName,
   OPERATIONS,
+  ORG_CAPABILITIES,
   RESULT_SCHEMAS,
   ROUTE_RESULT_SCHEMAS,
   RouteResults,
+  SERVER_CAPABILITIES,
 } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
@@ -74,6 +77,7 @@ describe('operation catalog: calls as the catalog describes them', () => {
 
     expect(await call('device_rename', alice, { device: 'pi-1', name: 'pi one' })).toEqual({ status: 'renamed', device_id: 'pi-1', name: 'pi one' });
     expect(await call('device_show', alice, { device: 'pi one' })).toEqual({ id: 'pi-1', name: 'pi one', status: 'offline', owner: `user:${ALICE}` });
+    expect(await call('device_capabilities', alice, { device: 'pi one' })).toEqual({ device_id: 'pi-1', role: 'admin', owner: true, capabilities: [...CAPABILITIES] });
     await call('device_access_add', alice, { device: 'pi-1', email_or_org_id: BOB, role: 'viewer' });
     expect(await call('device_access_list', alice, { device: 'pi-1' })).toEqual([{ email: BOB, role: 'viewer' }]);
     await call('device_access_remove', alice, { device: 'pi-1', email_or_org_id: BOB });
@@ -99,6 +103,10 @@ describe('operation catalog: calls as the catalog describes them', () => {
     expect((await call('org_list', alice, {})).map((org: { id: string }) => org.id)).toEqual(['acme-2']);
     await call('org_members_add', alice, { org_id: 'acme-2', email: BOB, role: 'viewer' });
     expect(await call('org_members_list', alice, { org_id: 'acme-2' })).toHaveLength(2);
+    expect(await call('org_capabilities', alice, { org_id: 'acme-2' })).toEqual({ org_id: 'acme-2', capabilities: [...ORG_CAPABILITIES] });
+    expect((await call('org_capabilities', server.admin, { org_id: 'acme-2' })).capabilities).toContain('org:view');
+    expect(await call('server_capabilities', alice, {})).toEqual({ capabilities: [] });
+    expect(await call('server_capabilities', server.admin, {})).toEqual({ capabilities: [...SERVER_CAPABILITIES] });
     await call('org_members_remove', alice, { org_id: 'acme-2', email: BOB });
     await call('org_devices_add', alice, { org_id: 'acme-2', device: 'pi-1' });
     expect(await call('org_devices_list', alice, { org_id: 'acme-2' })).toEqual([expect.objectContaining({ id: 'pi-1' })]);

@@ -5,9 +5,11 @@ import { DeviceRecordsModule } from '../devices/records/device-records.module';
 import { OrgRecordsModule } from '../orgs/records/org-records.module';
 import { AccessService } from './access.service';
 import { catalogController } from '../authorization/catalog-controller';
-import { CallerCapabilitiesController } from './caller-capabilities.controller';
-import { DeviceCapabilitiesController } from './device-capabilities.controller';
+import { CallerCapabilitiesService } from './caller-capabilities.service';
 
-/** Sharing: writes a device's share list through the devices feature's records, and checks an organization exists through the orgs feature's. */
-@Module({ imports: [AuditModule, AuthorizationModule, DeviceRecordsModule, OrgRecordsModule], providers: [AccessService], controllers: [catalogController(AccessService, 'device access'), DeviceCapabilitiesController, CallerCapabilitiesController], exports: [AccessService] })
+/**
+ * Sharing: writes a device's share list through the devices feature's records, and checks an organization exists through the orgs feature's.
+ * Also what the caller may do on a device, an organization and the server (the *_capabilities operations).
+ */
+@Module({ imports: [AuditModule, AuthorizationModule, DeviceRecordsModule, OrgRecordsModule], providers: [AccessService, CallerCapabilitiesService], controllers: [catalogController(AccessService, 'device access'), catalogController(CallerCapabilitiesService, 'access', { adminKey: true })], exports: [AccessService] })
 export class AccessModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AccessEntry, capabilityOf, ConflictError, InvalidInputError, LIMITS, NotFoundError, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole } from '@svc/common';
+import { AccessEntry, capabilityOf, ConflictError, InvalidInputError, LIMITS, NotFoundError, OperationResults, parseScope, scopeForPrincipalName, toOrgRole, toToolRole, ToolRole } from '@svc/common';
 import { DeviceRecords } from '../devices/records/device-records';
 import { callerAccess } from '../devices/records/device-access-scope';
 import { LOST_RACE, retryLostRaces } from '../devices/records/lost-races';
@@ -33,6 +33,13 @@ export class AccessService {
    * edits never overwrite each other: the loser reads again and decides again (checks included:
    * the route's guard decided on the device as it was before the first attempt).
    */
+  /** What the caller may do with the device OperationGuard authorized (device:view), so a client shows only the controls that will work. */
+  @Handles('device_capabilities')
+  capabilities({ authorized }: OperationCall<'device_capabilities'>): OperationResults['device_capabilities'] {
+    const access = authorized.device!;
+    return { device_id: access.device.id, role: toToolRole(access.role), owner: access.owner, capabilities: this.policy.capabilitiesOn(access) };
+  }
+
   @Handles('device_access_add')
   addAccess({ principal, input }: OperationCall<'device_access_add'>): Promise<{ status: 'added' }> {
     return this.add(principal, input.device, input.email_or_org_id, input.role);

@@ -204,9 +204,8 @@ export class AccessPolicy {
     return SERVER_CAPABILITIES.filter((capability) => serverAllows(serverAdmin, capability));
   }
 
-  /** Every capability the caller holds on an organization; a hidden one is not found, as requireOrg has it. */
-  async orgCapabilities(principal: Principal, orgId: string): Promise<OrgCapability[]> {
-    const org = await this.requireOrg(principal, orgId, 'org:view');
+  /** Every capability the caller holds on an organization it may see (requireOrg with `org:view` found it). */
+  orgCapabilitiesOn(principal: Principal, org: OrgRecord): OrgCapability[] {
     const subject = orgSubject(principal);
     return ORG_CAPABILITIES.filter((capability) => orgDecision(subject, org, capability) === 'allowed');
   }

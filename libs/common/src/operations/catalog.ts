@@ -48,6 +48,7 @@ export const OPERATIONS = [
     params: { device, name: str('new display name: 1-64 characters, no control characters, no white space at either end', { maxLength: 64 }) },
   }),
   defineOperation({ name: 'device_show', http: route('GET', '/devices/{device}'), summary: 'One device, as devices_list lists it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
+  defineOperation({ name: 'device_capabilities', http: route('GET', '/devices/{device}/capabilities'), summary: 'What the caller may do with a device, as AccessPolicy decides it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
   defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) } }),
   defineOperation({
     name: 'device_audit_logs',
@@ -238,6 +239,9 @@ export const OPERATIONS = [
   defineOperation({ name: 'org_devices_list', http: route('GET', '/orgs/{org_id}/devices'), summary: 'Devices of an organization', batch: false, readOnly: true, capability: 'org:devices', params: { org_id: str('organization id') } }),
   defineOperation({ name: 'org_devices_add', http: route('POST', '/orgs/{org_id}/devices'), summary: 'Move a device into an organization', batch: false, readOnly: false, capability: ['org:move-devices', 'device:own'], params: { org_id: str('organization id'), device } }),
   defineOperation({ name: 'org_devices_remove', http: route('DELETE', '/orgs/{org_id}/devices/{device}'), summary: 'Take a device out of an organization', batch: false, readOnly: false, capability: ['org:move-devices', 'device:view'], params: { org_id: str('organization id'), device } }),
+  defineOperation({ name: 'org_capabilities', http: route('GET', '/orgs/{org_id}/capabilities'), summary: 'What the caller may do on an organization, as AccessPolicy decides it', batch: false, readOnly: true, capability: 'org:view', tool: false, params: { org_id: str('organization id') } }),
+  // The caller
+  defineOperation({ name: 'server_capabilities', http: route('GET', '/me/capabilities'), summary: 'What the caller may do on the server, as AccessPolicy decides it', batch: false, readOnly: true, capability: null, tool: false, params: {} }),
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];

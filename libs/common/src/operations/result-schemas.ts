@@ -6,7 +6,7 @@
  */
 import type { JSONSchema } from 'json-schema-to-ts';
 import { DEPLOYMENT_STATES, HEALTH_STATES, JOB_STATES, JOB_TYPES } from '../deployments/model';
-import { CAPABILITIES, TOOL_ROLES } from '../roles';
+import { CAPABILITIES, ORG_CAPABILITIES, SERVER_CAPABILITIES, TOOL_ROLES } from '../roles';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -141,6 +141,8 @@ export const RESULT_SCHEMAS = {
   devices_reject: status('rejected'),
   device_rename: deviceRenameSchema,
   device_show: deviceListItemSchema,
+  /** What the caller may do with one device (AccessPolicy's answer), so a client shows only the controls that will work. */
+  device_capabilities: object({ device_id: string, role, owner: boolean, capabilities: array(oneOf(...CAPABILITIES)) }),
   device_status: batched(deviceStatusSchema),
   device_audit_logs: batched(auditLogsSchema),
   device_access_list: array(accessEntrySchema),
@@ -174,6 +176,8 @@ export const RESULT_SCHEMAS = {
   org_devices_list: array(orgDeviceSchema),
   org_devices_add: status('added'),
   org_devices_remove: status('removed'),
+  org_capabilities: object({ org_id: string, capabilities: array(oneOf(...ORG_CAPABILITIES)) }),
+  server_capabilities: object({ capabilities: array(oneOf(...SERVER_CAPABILITIES)) }),
 } as const;
 
 /**
@@ -192,6 +196,4 @@ export const ROUTE_RESULT_SCHEMAS = {
   /** `next_cursor` is null on the last page. */
   devices_list_page: object({ items: array(deviceListItemSchema), next_cursor: nullable(string) }),
   deployment_jobs_deploy: object({ status: oneOf('deployed'), deployment_id: string }),
-  /** What the caller may do with one device (AccessPolicy's answer), so a client shows only the controls that will work. */
-  device_capabilities_one: object({ device_id: string, role, owner: boolean, capabilities: array(oneOf(...CAPABILITIES)) }),
 } as const;
