@@ -92,6 +92,8 @@ describe('web dashboard across replicas', () => {
     await page.keyboard.type('exit');
     await page.keyboard.press('Enter');
     await expect(page.locator('[data-shell-exit-code]').getAttribute('data-shell-exit-code')).resolves.toBe('0');
+    // B relayed it (A's bridge reached the device over the peer hop).
+    expect(replicas.b.output()).toMatch(new RegExp(`peer stream \\w+ on device ${DEVICE} for ${ALICE.replace('.', '\\.')}`));
   });
 
   it('runs a command on A through B: its output and exit code 0', async () => {
@@ -99,6 +101,7 @@ describe('web dashboard across replicas', () => {
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.locator('[data-exit-code="0"]').waitFor();
     expect(await page.getByLabel('Output').textContent()).toBe('across-42\n');
+    expect(replicas.b.output().match(new RegExp(`peer stream \\w+ on device ${DEVICE} `, 'g'))?.length).toBeGreaterThanOrEqual(2);
   });
 
   it('shows the device offline on A, live, when the runtime held by B stops', async () => {
@@ -111,7 +114,9 @@ describe('web dashboard across replicas', () => {
     runtime!.kill('SIGTERM');
     await runtime!.exited;
     runtime = null;
+    const exitedAt = Date.now();
     await status.filter({ hasText: /^offline$/ }).waitFor();
+    process.stdout.write(`web-replicas: offline shown on A ${Date.now() - exitedAt} ms after the runtime held by B exited\n`);
     await expect(page.evaluate<boolean>("window.__marker === 'set before'")).resolves.toBe(true);
   });
 });
