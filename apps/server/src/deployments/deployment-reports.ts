@@ -48,11 +48,13 @@ export class DeploymentReports {
     }
     const previous = await this.reports.latestReport(deviceId, DEPLOYMENT_STATUS_REPORT, report.deployment_id);
     await this.reports.recordReport(deviceId, DEPLOYMENT_STATUS_REPORT, report as unknown as Record<string, unknown>, report.deployment_id);
+    if (report.status === 'rolled_back' && report.rollback) await this.followRollback(deviceId, report.deployment_id, report.rollback);
+    // Told once everything this report changes is stored (the head moved back too): a page that
+    // reloads on the event reads the new state.
     const summary = statusSummary(report);
     if (!previous || JSON.stringify(statusSummary(previous.data as unknown as DeploymentStatusReport)) !== JSON.stringify(summary)) {
       this.events.emit({ type: 'deployment.status', audience: { deviceId }, deviceId, details: summary });
     }
-    if (report.status === 'rolled_back' && report.rollback) await this.followRollback(deviceId, report.deployment_id, report.rollback);
     return true;
   }
 

@@ -3,9 +3,13 @@ import type { ApiClient } from '../api/client';
 import { deploymentStatus } from '../api/deployments';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
 import { useLiveReload } from '../components/live';
+import { useRefresh } from '../components/use-refresh';
 import { useLoad } from '../components/use-load';
 import { formatLastSeen } from '../format';
 import { JobLogs } from './job-logs';
+
+/** How often a shown status is read again besides its events: what no event tells (restarts, log tails). */
+const STATUS_REFRESH_MS = 10_000;
 
 /**
  * A deployment's status as the device last reported it (POST /devices/deployments/status): the
@@ -15,8 +19,10 @@ import { JobLogs } from './job-logs';
 export function DeploymentStatusView({ api, device, deploymentId }: { api: ApiClient; device: string; deploymentId: string }) {
   const status = useLoad(() => deploymentStatus(api, device, deploymentId), `${device}:${deploymentId}`);
   const [logsOf, setLogsOf] = useState<string | null>(null);
-  // Live: the server tells a change of the deployment's state or of a job's status or health.
+  // Live: the server tells a change of the deployment's state or of a job's status or health;
+  // restart counts and log tails change without an event, so the view is also read again now and then.
   useLiveReload(['deployment.status', 'device.online', 'device.offline'], status.reload, { device });
+  useRefresh(status.reload, STATUS_REFRESH_MS);
 
   if (status.error) return <ErrorBox error={status.error} onRetry={status.reload} />;
   if (!status.data) return <Loading what="the deployment's status" />;
