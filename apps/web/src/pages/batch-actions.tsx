@@ -73,7 +73,10 @@ export function BatchActions({ api, devices, names }: { api: ApiClient; devices:
 
   return (
     <div class="card batch" aria-labelledby="batch-title">
-      <h2 id="batch-title">Selected devices ({devices.length})</h2>
+      <h2 id="batch-title">Batch actions</h2>
+      <p class="hint" role="status" data-selected={devices.length}>
+        {none ? 'Select devices in the table to run a batch action on them.' : `${devices.length} selected`}
+      </p>
       <div class="actions">
         <button type="button" class="secondary" disabled={none || busy} onClick={status}>
           Batch status
@@ -91,7 +94,6 @@ export function BatchActions({ api, devices, names }: { api: ApiClient; devices:
           </button>
         )}
       </form>
-      {none && <p class="hint">Select devices in the table to run a batch action on them.</p>}
       {error ? <ErrorBox error={error} /> : null}
       {result?.kind === 'status' && <BatchStatusTable items={result.items} names={names} />}
       {result?.kind === 'exec' && <BatchExecTable devices={result.devices} outcomes={result.outcomes} names={names} />}
