@@ -55,10 +55,11 @@ describe('web dashboard: batch status and batch exec', () => {
 
   /** The per-device rows of a batch result table, as `{device: [cell texts]}`. */
   async function resultRows(table: Locator): Promise<Record<string, string[]>> {
-    const rows = await table.locator('tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [tr.getAttribute('data-batch-device'), Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())] as const),
-    );
-    return Object.fromEntries(rows);
+    const rows: Record<string, string[]> = {};
+    for (const row of await table.locator('tbody tr').all()) {
+      rows[(await row.getAttribute('data-batch-device'))!] = (await row.locator('td').allTextContents()).map((text) => text.trim());
+    }
+    return rows;
   }
 
   it('selects two online devices and an offline one with the keyboard; batch status shows online, online, offline', async () => {
