@@ -5,8 +5,9 @@
  * and batch exec (POST /api/exec with `devices`, NDJSON) shown per device, the offline one as its
  * own DEVICE_OFFLINE inside a 200 answer; works at 390 px, where rows are cards; no console error.
  */
+import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
 import { Fleet, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
@@ -97,6 +98,7 @@ describe('web dashboard: batch status and batch exec', () => {
     expect(rows['b-2']).toEqual(['garage-gw', '0', 'hi']);
     expect(rows['b-3'][1]).toBe('—');
     expect(rows['b-3'][2]).toMatch(/^DEVICE_OFFLINE /);
+    await page.screenshot({ path: join(screenshotDir(), 'devices-batch-1280.png'), fullPage: true });
     // The output is text, never markup.
     await page.getByLabel('Command for the selected devices').fill(`echo '<b id="injected">x</b>'`);
     await page.getByRole('checkbox', { name: 'Select attic-box' }).uncheck();
@@ -121,6 +123,7 @@ describe('web dashboard: batch status and batch exec', () => {
     });
     expect(rows['b-2']).toEqual(['garage-gw', '0', 'hi']);
     expect(rows['b-1'][2]).toMatch(/^FORBIDDEN /);
+    await page.screenshot({ path: join(screenshotDir(), 'devices-batch-390.png'), fullPage: true });
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBe(0);
   });
