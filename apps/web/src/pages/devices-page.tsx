@@ -7,6 +7,8 @@ import { useLoad } from '../components/use-load';
 import { formatLastSeen, formatUptime } from '../format';
 import { deviceHref } from '../router';
 import { useLiveDeviceRows } from './devices-live';
+import { BatchActions } from './batch-actions';
+import { Selection, useSelection } from './device-selection';
 
 const PAGE_SIZE = 25;
 
@@ -48,6 +50,10 @@ export function DevicesPage({ api }: { api: ApiClient }) {
     setCursors([undefined]);
   };
   const filtered = filters.status !== '' || filters.owner !== '' || filters.name !== '';
+  const shown = rows.data ? live.apply(rows.data) : null;
+  // Approved devices only: a pending request has no status to ask nor a command to run.
+  const selectable = shown?.items.filter((d) => d.status !== 'pending') ?? [];
+  const selection = useSelection(selectable.map((d) => d.id));
 
   return (
     <section aria-labelledby="devices-title">
@@ -82,7 +88,13 @@ export function DevicesPage({ api }: { api: ApiClient }) {
           {filtered ? 'Clear a filter to see more.' : 'Run `svc runtime run` on a device, then approve it under Pending.'}
         </Empty>
       )}
-      {rows.data && rows.data.items.length > 0 && <DeviceTable rows={live.apply(rows.data)} />}
+      {shown && selectable.length > 0 && (
+        <label class="select-all">
+          <input type="checkbox" checked={selection.all} indeterminate={selection.some && !selection.all} onChange={(e) => selection.setAll(e.currentTarget.checked)} />
+          Select all devices on this page
+        </label>
+      )}
+      {shown && shown.items.length > 0 && <DeviceTable rows={shown} selection={selection} />}
       <nav class="pager" aria-label="Pages">
         <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           Previous
@@ -92,11 +104,12 @@ export function DevicesPage({ api }: { api: ApiClient }) {
           Next
         </button>
       </nav>
+      {selectable.length > 0 && <BatchActions api={api} devices={selection.ids} names={new Map(selectable.map((d) => [d.id, d.name]))} />}
     </section>
   );
 }
 
-function DeviceTable({ rows }: { rows: Rows }) {
+function DeviceTable({ rows, selection }: { rows: Rows; selection: Selection }) {
   return (
     <div class="table-wrap">
       <table class="devices">
@@ -107,6 +120,7 @@ function DeviceTable({ rows }: { rows: Rows }) {
             <th scope="col">Owner</th>
             <th scope="col">Last seen</th>
             <th scope="col">Uptime</th>
+            <th scope="col">Select</th>
           </tr>
         </thead>
         <tbody>
@@ -127,6 +141,11 @@ function DeviceTable({ rows }: { rows: Rows }) {
                 <td data-label="Owner">{device.owner}</td>
                 <td data-label="Last seen">{device.status === 'pending' ? '—' : formatLastSeen(status?.last_seen)}</td>
                 <td data-label="Uptime">{formatUptime(status?.status === 'online' ? status.uptime : null)}</td>
+                <td data-label="Select">
+                  {device.status !== 'pending' && (
+                    <input type="checkbox" aria-label={`Select ${device.name}`} checked={selection.has(device.id)} onChange={(e) => selection.toggle(device.id, e.currentTarget.checked)} />
+                  )}
+                </td>
               </tr>
             );
           })}
