@@ -78,7 +78,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       const res = await server.api.get('/auth/config');
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        oauth: { issuer: idp.issuer, audience: idp.audience, client_id: 'svc-cli' },
+        oauth: { issuer: idp.issuer, audience: idp.audience, client_id: 'svc-cli', web_client_id: 'svc-web' },
         tunnel: {
           port: server.tunnel!.port,
           transports: ['quic', 'tcp'],
