@@ -1,4 +1,5 @@
 import type { ApiClient } from './client';
+import { sha256Hex } from './file-checksum';
 import type { DirectoryEntry } from './types';
 
 const filesOf = (device: string) => `/devices/${encodeURIComponent(device)}/files`;
@@ -19,8 +20,7 @@ export async function downloadFile(api: ApiClient, device: string, path: string)
  * which reads the whole file into memory once.
  */
 export async function uploadFile(api: ApiClient, device: string, dir: string, file: File): Promise<void> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
-  const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  const sha256 = await sha256Hex(file);
   const query = new URLSearchParams({ path: dir, name: file.name });
   await api.raw('PUT', `${filesOf(device)}/content?${query}`, { body: file, headers: { 'x-svc-size': String(file.size), 'x-svc-sha256': sha256 } });
 }
