@@ -1,10 +1,6 @@
-import type { ApiClient } from './client';
-
 /**
- * A download checked against the device's own checksum. The download route sends its SHA-256 only
- * as an HTTP trailer, which `fetch` cannot read, so the checksum comes from the files manifest
- * route (`device_sync.manifest`, `hash: true`) on the file's directory, narrowed by exclude
- * patterns to that one file: no subdirectory is walked and no other file is hashed.
+ * A download checked against the device's own checksum (deviceSha256 in ./files reads it). No
+ * import here: test/web-file-checksum.spec.ts loads this file as it is.
  */
 export class ChecksumMismatchError extends Error {
   readonly code = 'CHECKSUM_MISMATCH';
@@ -33,17 +29,4 @@ export function onlyFilePatterns(name: string): string[] {
   const others = `@(!(${escaped}))`;
   // A pattern over the route's length limit: hash the directory's files, still without descending.
   return others.length <= 1024 ? ['*/', others] : ['*/'];
-}
-
-/** The device's SHA-256 of `dir`/`name`, read from its manifest. */
-export async function deviceSha256(api: ApiClient, device: string, dir: string, name: string): Promise<string> {
-  let found: string | undefined;
-  let failure: string | undefined;
-  const route = `/devices/${encodeURIComponent(device)}/files/manifest`;
-  await api.stream(route, { path: dir, hash: true, exclude: onlyFilePatterns(name) }, (line) => {
-    if (line.path === name && line.is_dir === false && typeof line.sha256 === 'string') found = line.sha256;
-    else if (line.code) failure = String(line.message ?? line.error ?? line.code);
-  });
-  if (found) return found;
-  throw new Error(`The device gave no checksum for ${name}${failure ? `: ${failure}` : ''}; the file was not saved`);
 }

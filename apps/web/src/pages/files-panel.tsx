@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
-import { deviceSha256, verifySha256 } from '../api/file-checksum';
-import { downloadFile, joinPath, listDirectory, parentOf, uploadFile } from '../api/files';
+import { verifySha256 } from '../api/file-checksum';
+import { deviceSha256, downloadFile, joinPath, listDirectory, parentOf, uploadFile } from '../api/files';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
 import { useLoad } from '../components/use-load';
 
