@@ -86,6 +86,11 @@ describe('web dashboard files', () => {
     expect(sha256(readFileSync(join(dir, 'dropped.bin')))).toBe(sha256(first));
     expect(sha256(readFileSync(join(dir, 'odd name (1) [x].bin')))).toBe(sha256(second));
     await page.getByRole('button', { name: 'Download dropped.bin' }).waitFor();
+
+    // At phone width the drop zone and its file input fit the window.
+    await page.setViewportSize({ width: 390, height: 860 });
+    await expect(page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).resolves.toBe(0);
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 
   it('verifies a download against the SHA-256 the device reports, then saves it', async () => {
