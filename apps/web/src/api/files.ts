@@ -1,4 +1,5 @@
 import type { ApiClient } from './client';
+import { onlyFilePatterns, sha256Hex } from './file-checksum';
 import type { DirectoryEntry } from './types';
 
 const filesOf = (device: string) => `/devices/${encodeURIComponent(device)}/files`;
@@ -19,10 +20,26 @@ export async function downloadFile(api: ApiClient, device: string, path: string)
  * which reads the whole file into memory once.
  */
 export async function uploadFile(api: ApiClient, device: string, dir: string, file: File): Promise<void> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
-  const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  const sha256 = await sha256Hex(file);
   const query = new URLSearchParams({ path: dir, name: file.name });
   await api.raw('PUT', `${filesOf(device)}/content?${query}`, { body: file, headers: { 'x-svc-size': String(file.size), 'x-svc-sha256': sha256 } });
+}
+
+/**
+ * The device's SHA-256 of `dir`/`name`. The download route sends it only as an HTTP trailer, which
+ * `fetch` cannot read, so it comes from the files manifest route (`device_sync.manifest`,
+ * `hash: true`) on the directory, narrowed by exclude patterns to that one file: no subdirectory
+ * is walked and no other file is hashed.
+ */
+export async function deviceSha256(api: ApiClient, device: string, dir: string, name: string): Promise<string> {
+  let found: string | undefined;
+  let failure: string | undefined;
+  await api.stream(`${filesOf(device)}/manifest`, { path: dir, hash: true, exclude: onlyFilePatterns(name) }, (line) => {
+    if (line.path === name && line.is_dir === false && typeof line.sha256 === 'string') found = line.sha256;
+    else if (line.code) failure = String(line.message ?? line.error ?? line.code);
+  });
+  if (found) return found;
+  throw new Error(`The device gave no checksum for ${name}${failure ? `: ${failure}` : ''}; the file was not saved`);
 }
 
 /** `dir` + `name`, with one slash between. */

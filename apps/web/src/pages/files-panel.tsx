@@ -1,16 +1,21 @@
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
-import { downloadFile, joinPath, listDirectory, parentOf, uploadFile } from '../api/files';
+import { verifySha256 } from '../api/file-checksum';
+import { deviceSha256, downloadFile, joinPath, listDirectory, parentOf, uploadFile } from '../api/files';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
 import { useLoad } from '../components/use-load';
 
-/** A directory of the device: browse, download (`device:read-files`), upload into it (`device:write-files`). */
+/**
+ * A directory of the device: browse, download (`device:read-files`) checked against the device's
+ * SHA-256 before it is saved, upload into it (`device:write-files`) by choosing or dropping files.
+ */
 export function FilesPanel({ api, device, canWrite }: { api: ApiClient; device: string; canWrite: boolean }) {
   const [path, setPath] = useState('/');
   const [draft, setDraft] = useState(path);
   const listing = useLoad(() => listDirectory(api, device, path), `${device}:${path}`);
   const [actionError, setActionError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
+  const [dragging, setDragging] = useState(false);
 
   const go = (next: string) => {
     setPath(next);
@@ -21,34 +26,58 @@ export function FilesPanel({ api, device, canWrite }: { api: ApiClient; device: 
 
   async function download(name: string) {
     setActionError(null);
+    setNotice('');
     try {
-      const blob = await downloadFile(api, device, joinPath(path, name));
+      const [blob, expected] = await Promise.all([downloadFile(api, device, joinPath(path, name)), deviceSha256(api, device, path, name)]);
+      const sha256 = await verifySha256(name, blob, expected);
       const url = URL.createObjectURL(blob);
       const link = document.createElement('a');
       link.href = url;
       link.download = name;
       link.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setNotice(`Downloaded ${name} (${blob.size} bytes).`);
+      setNotice(`Downloaded ${name} (${blob.size} bytes), verified (sha256 ${sha256}).`);
     } catch (error) {
       setActionError(error);
     }
   }
 
-  async function upload(event: Event) {
-    const input = event.currentTarget as HTMLInputElement;
-    const file = input.files?.[0];
-    if (!file) return;
+  /** Uploads the files one after another into the directory shown. */
+  async function upload(files: readonly File[]) {
     setActionError(null);
-    try {
-      await uploadFile(api, device, path, file);
-      setNotice(`Uploaded ${file.name} (${file.size} bytes).`);
-      listing.reload();
-    } catch (error) {
-      setActionError(error);
-    } finally {
-      input.value = '';
+    for (const file of files) {
+      setNotice(`Uploading ${file.name} (${file.size} bytes)…`);
+      try {
+        await uploadFile(api, device, path, file);
+        setNotice(`Uploaded ${file.name} (${file.size} bytes).`);
+      } catch (error) {
+        setNotice('');
+        setActionError(error);
+        break;
+      }
     }
+    listing.reload();
+  }
+
+  async function chosen(event: Event) {
+    const input = event.currentTarget as HTMLInputElement;
+    const files = Array.from(input.files ?? []);
+    input.value = '';
+    if (files.length > 0) await upload(files);
+  }
+
+  const dragOver = (event: DragEvent) => {
+    if (!event.dataTransfer?.types.includes('Files')) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    setDragging(true);
+  };
+
+  function dropped(event: DragEvent) {
+    event.preventDefault();
+    setDragging(false);
+    const files = Array.from(event.dataTransfer?.files ?? []);
+    if (files.length > 0) void upload(files);
   }
 
   return (
@@ -69,11 +98,18 @@ export function FilesPanel({ api, device, canWrite }: { api: ApiClient; device: 
         </button>
       </form>
       {canWrite && (
-        <p>
+        <div
+          class={dragging ? 'drop-zone dragging' : 'drop-zone'}
+          data-drop-zone
+          onDragEnter={dragOver}
+          onDragOver={dragOver}
+          onDragLeave={() => setDragging(false)}
+          onDrop={dropped}
+        >
           <label class="upload">
-            Upload into {path}: <input type="file" aria-label="Upload a file" onChange={upload} />
+            Drop files here or choose them to upload into {path}: <input type="file" multiple aria-label="Upload a file" onChange={chosen} />
           </label>
-        </p>
+        </div>
       )}
       {notice && (
         <p class="notice" role="status">

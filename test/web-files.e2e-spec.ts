@@ -1,0 +1,123 @@
+/**
+ * The dashboard's files panel in a real browser against a real server, identity provider and
+ * runtime: files dropped onto the panel arrive on the device byte for byte, and a download is
+ * checked against the device's SHA-256 (the files manifest route) before it is saved; a download
+ * whose bytes do not match is refused and not saved. No console error.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Download, Page } from 'playwright-core';
+import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import { eventually } from './fixtures/eventually';
+import { Fleet, startFleet } from './fixtures/fleet';
+import { freePort } from './fixtures/free-port';
+
+const ALICE = 'alice@web-files.test';
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('web dashboard files', () => {
+  let fleet: Fleet;
+  let browser: Browser;
+  let tab: Tab;
+  let page: Page;
+  let dir: string;
+  const downloads: Download[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    fleet = await startFleet({
+      env: { REST_PORT: String(port) },
+      identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] },
+      users: { alice: ALICE },
+      devices: { 'dev-1': { owner: 'alice', hostname: 'files-pi', runtime: true } },
+    });
+    browser = await launchBrowser();
+    tab = await openTab(browser, 1280);
+    page = tab.page;
+    page.setDefaultTimeout(45_000);
+    page.on('download', (download) => downloads.push(download));
+    await signInThroughProvider(page, fleet.server.url, ALICE);
+    dir = mkdtempSync(join(tmpdir(), 'svc-web-files-'));
+    // Neighbours the checksum lookup must neither hash nor descend into.
+    writeFileSync(join(dir, 'neighbour.bin'), randomBytes(1000));
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', 'deep.bin'), randomBytes(1000));
+    await page.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await page.getByLabel('Directory').fill(dir);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('button', { name: 'Download neighbour.bin' }).waitFor();
+  });
+  afterAll(async () => {
+    await tab?.close();
+    await browser?.close();
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(() => expect(tab.consoleErrors).toEqual([]));
+
+  /** Drops files on the panel's drop zone as a browser does: a DataTransfer built in the page. */
+  async function drop(files: { name: string; bytes: Buffer }[]): Promise<void> {
+    const list = JSON.stringify(files.map(({ name, bytes }) => ({ name, base64: bytes.toString('base64') })));
+    // Runs in the page (a string, as the test's own TypeScript knows no DOM).
+    const dataTransfer = await page.evaluateHandle(`(() => {
+      const transfer = new DataTransfer();
+      for (const { name, base64 } of ${list}) {
+        const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+        transfer.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
+      }
+      return transfer;
+    })()`);
+    const zone = page.locator('[data-drop-zone]');
+    await zone.dispatchEvent('dragenter', { dataTransfer });
+    await eventually('the drop zone highlighted', async () => ((await zone.getAttribute('class')) ?? '').includes('dragging'));
+    await zone.dispatchEvent('drop', { dataTransfer });
+  }
+
+  it('uploads the files dropped on the panel into the directory shown, bytes equal', async () => {
+    const first = randomBytes(200_000);
+    const second = randomBytes(3_000);
+    await drop([
+      { name: 'dropped.bin', bytes: first },
+      { name: 'odd name (1) [x].bin', bytes: second },
+    ]);
+    await page.getByRole('status').filter({ hasText: 'Uploaded odd name (1) [x].bin' }).waitFor();
+    expect(sha256(readFileSync(join(dir, 'dropped.bin')))).toBe(sha256(first));
+    expect(sha256(readFileSync(join(dir, 'odd name (1) [x].bin')))).toBe(sha256(second));
+    await page.getByRole('button', { name: 'Download dropped.bin' }).waitFor();
+
+    // At phone width the drop zone and its file input fit the window.
+    await page.setViewportSize({ width: 390, height: 860 });
+    await expect(page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).resolves.toBe(0);
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('verifies a download against the SHA-256 the device reports, then saves it', async () => {
+    for (const name of ['dropped.bin', 'odd name (1) [x].bin']) {
+      const expected = sha256(readFileSync(join(dir, name)));
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `Download ${name}` }).click()]);
+      expect(download.suggestedFilename()).toBe(name);
+      expect(sha256(readFileSync((await download.path())!))).toBe(expected);
+      await page.getByRole('status').filter({ hasText: `Downloaded ${name}` }).filter({ hasText: `verified (sha256 ${expected})` }).waitFor();
+    }
+  });
+
+  it('refuses a download whose bytes differ from the checksum and does not save it', async () => {
+    const before = downloads.length;
+    // The device's copy changed after the manifest answered: here the answer is replaced on its way to the page.
+    await page.route('**/files/manifest', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: `${JSON.stringify({ path: 'dropped.bin', is_dir: false, size: 1, mode: 0o644, mtime: 0, sha256: '0'.repeat(64) })}\n` }),
+    );
+    try {
+      await page.getByRole('button', { name: 'Download dropped.bin' }).click();
+      const alert = page.getByRole('alert').filter({ hasText: 'was not saved' });
+      await alert.waitFor();
+      expect(await alert.textContent()).toContain(`dropped.bin was not saved: its bytes hash to sha256 ${sha256(readFileSync(join(dir, 'dropped.bin')))}`);
+      expect(await page.getByRole('status').filter({ hasText: 'Downloaded' }).count()).toBe(0);
+      expect(downloads.length).toBe(before);
+    } finally {
+      await page.unroute('**/files/manifest');
+    }
+  });
+});
