@@ -187,11 +187,7 @@ describe('web dashboard terminal', () => {
     expect(refused.status).toBe(403);
   });
 
-  // KNOWN BUG, open (closing note of 2026-11-24): with the QUIC carrier on Node 22+, the browser's
-  // session is not told when the device's runtime shuts down (it passes on Node 20 over QUIC and on
-  // every Node over TCP; the CLI's `svc shell` is told on all of them). Skipped there until fixed.
-  const quicOnNode22 = process.env.SVC_TEST_CARRIER === 'quic' && Number(process.versions.node.split('.')[0]) >= 22;
-  (quicOnNode22 ? it.skip : it)('says so when the device goes away under the session, and offers Reconnect', async () => {
+  it('says so when the device goes away under the session, and offers Reconnect', async () => {
     const device = await fleet.addDevice('dev-3', { owner: 'alice', hostname: 'shed-pi', runtime: true });
     await alice.goto(`${fleet.server.url}/#/devices/dev-3`);
     await alice.getByRole('button', { name: 'Open terminal' }).click();

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
 import { capabilitiesOn, deviceStatus, showDevice } from '../api/devices';
 import { ErrorBox, Loading, StatusBadge } from '../components/feedback';
@@ -22,11 +23,15 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
     return { info, status, access };
   }, id);
   useLiveReload(['device.online', 'device.offline', 'access.changed'], device.reload, { device: id });
+  // Once shown, the terminal stays while the device goes offline: its session's end (exit code, or
+  // why it closed) must stay readable, and Reconnect says what happens then.
+  const [terminalShown, setTerminalShown] = useState(false);
 
   if (device.error) return <ErrorBox error={device.error} onRetry={device.reload} />;
   if (!device.data) return <Loading what="the device" />;
   const { info, status, access } = device.data;
   const may = (capability: string) => access.capabilities.includes(capability);
+  if (status.status === 'online' && !terminalShown) setTerminalShown(true);
 
   return (
     <section aria-labelledby="device-title">
@@ -61,7 +66,7 @@ export function DevicePage({ api, id }: { api: ApiClient; id: string }) {
           Refresh
         </button>
       </div>
-      {may('device:exec') && (status.status === 'online' ? <LazyTerminalPanel api={api} device={info.id} /> : <p class="hint">The terminal opens when the device is online.</p>)}
+      {may('device:exec') && (terminalShown ? <LazyTerminalPanel api={api} device={info.id} /> : <p class="hint">The terminal opens when the device is online.</p>)}
       {may('device:exec') ? (
         <RunCommand api={api} device={info.id} />
       ) : (
