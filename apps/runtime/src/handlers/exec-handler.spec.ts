@@ -1,10 +1,7 @@
+import { useHandlerSession } from './handler-session.spec-helper';
 import * as http2 from 'node:http2';
 import { readdirSync, readFileSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { encodeFrame, encodeStreamArgs, ExitFrameBody, Frame, FrameDecoder, FrameType, stdinEofFrame, TUNNEL_HEADERS } from '@svc/common';
-import { RuntimeLogger } from '../logging/runtime-logger';
-import { OperationRegistry } from '../supervisor/operation-registry';
-import { StreamRouter } from '../tunnel/stream-router';
 import { handleExec } from './exec-handler';
 
 /**
@@ -27,24 +24,11 @@ interface ExecDriver {
 }
 
 describe('exec handler', () => {
-  let server: http2.Http2Server;
-  let client: http2.ClientHttp2Session;
-  const operations = new OperationRegistry();
-
-  beforeAll(async () => {
-    const router = new StreamRouter({ exec: handleExec }, operations, new RuntimeLogger('error'));
-    server = http2.createServer();
-    server.on('stream', (stream, headers) => router.handle(stream, headers));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  });
-  afterAll(async () => {
-    client.close();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  const session = useHandlerSession({ exec: handleExec });
+  const { operations } = session;
 
   function exec(args: Record<string, unknown>, driver: ExecDriver = {}, path = '/v1/exec'): Promise<ExecOutcome> {
-    const request = client.request({ ':method': 'POST', ':path': path, [TUNNEL_HEADERS.args]: encodeStreamArgs(args), [TUNNEL_HEADERS.requestId]: 'r1' });
+    const request = session.client().request({ ':method': 'POST', ':path': path, [TUNNEL_HEADERS.args]: encodeStreamArgs(args), [TUNNEL_HEADERS.requestId]: 'r1' });
     for (const chunk of driver.stdin ?? []) request.write(encodeFrame(FrameType.STDIN, chunk));
     if (driver.stdin) request.write(stdinEofFrame());
     if (!driver.keepRequestOpen) request.end();

@@ -1,33 +1,16 @@
+import { useHandlerSession } from './handler-session.spec-helper';
 import * as http2 from 'node:http2';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeStreamArgs, ExitFrameBody, Frame, FrameDecoder, FrameType, TUNNEL_HEADERS } from '@svc/common';
-import { RuntimeLogger } from '../logging/runtime-logger';
-import { OperationRegistry } from '../supervisor/operation-registry';
-import { StreamRouter } from '../tunnel/stream-router';
 import { handleShell } from './shell-handler';
 
 /** The shell handler behind a real HTTP/2 session (the runtime's side is the server, as on the tunnel), a real PTY. */
 describe('shell handler', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-shell-handler-'));
-  let server: http2.Http2Server;
-  let client: http2.ClientHttp2Session;
-  const operations = new OperationRegistry();
-
-  beforeAll(async () => {
-    const router = new StreamRouter({ shell: handleShell }, operations, new RuntimeLogger('error'));
-    server = http2.createServer();
-    server.on('stream', (stream, headers) => router.handle(stream, headers));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  });
-  afterAll(async () => {
-    client.close();
-    await new Promise((resolve) => server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const session = useHandlerSession({ shell: handleShell });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function until(what: string, condition: () => boolean): Promise<void> {
     for (const deadline = Date.now() + 30_000; !condition(); ) {
@@ -42,7 +25,7 @@ describe('shell handler', () => {
     const pidFile = join(dir, 'tail.pid');
     const size = 85_000;
     const command = ['/bin/sh', '-c', `echo $$ > ${pidFile}; head -c ${size} /dev/zero | tr '\\0' x; echo END`];
-    const request = client.request({ ':method': 'POST', ':path': '/v1/shell', [TUNNEL_HEADERS.args]: encodeStreamArgs({ cols: 80, rows: 24, command }), [TUNNEL_HEADERS.requestId]: 'r1' });
+    const request = session.client().request({ ':method': 'POST', ':path': '/v1/shell', [TUNNEL_HEADERS.args]: encodeStreamArgs({ cols: 80, rows: 24, command }), [TUNNEL_HEADERS.requestId]: 'r1' });
     request.end();
     request.pause();
     await until('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
@@ -62,7 +45,7 @@ describe('shell handler', () => {
     const size = 85_000;
     for (let run = 0; run < 20; run++) {
       const command = ['/bin/sh', '-c', `head -c ${size} /dev/zero | tr '\\0' x; echo END`];
-      const request = client.request({ ':method': 'POST', ':path': '/v1/shell', [TUNNEL_HEADERS.args]: encodeStreamArgs({ cols: 80, rows: 24, command }), [TUNNEL_HEADERS.requestId]: `r${run}` });
+      const request = session.client().request({ ':method': 'POST', ':path': '/v1/shell', [TUNNEL_HEADERS.args]: encodeStreamArgs({ cols: 80, rows: 24, command }), [TUNNEL_HEADERS.requestId]: `r${run}` });
       request.end();
       const { output, exit } = await readToEnd(request);
       expect({ run, exit, xs: output.split('x').length - 1, end: output.includes('END') }).toEqual({ run, exit: { exit_code: 0, signal: null, timed_out: false }, xs: size, end: true });
