@@ -3,15 +3,13 @@
  * command with a suggestion, a server that cannot be reached or a proxy's 502 told apart from a
  * device that is offline, `svc login`'s failures, and error texts that name commands, not tools.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useFleet } from './fixtures/fleet';
 import { CliHome, svc, svcInTerminal } from './fixtures/svc-cli';
 import { callToolError, startMcp } from './fixtures/mcp-session';
-import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@cli-manners.test';
 
@@ -30,21 +28,16 @@ function errorJson(stdout: string): { code: string; message: string; exit_code: 
 }
 
 describe('svc error manners (real binary)', () => {
-  // A data directory of the test's: the CA file in it outlives the server stopped at the end.
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-manners-'));
-  const fleet = useFleet({ env: { DATA_DIR: dataDir }, relay: true, users: { alice: ALICE } });
-  let server: TestServer;
+  const fleet = useFleet({ relay: true, users: { alice: ALICE } });
   let alice: CliHome;
   let proxy: { url: string; server: Server };
 
   beforeAll(async () => {
-    server = fleet.server;
     alice = fleet.user('alice').home;
     proxy = await startBadGateway();
   });
   afterAll(async () => {
     await new Promise((resolve) => proxy?.server.close(resolve));
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   describe('usage errors', () => {
@@ -141,30 +134,33 @@ describe('svc error manners (real binary)', () => {
     });
   });
 
-  // Last: it stops the server.
+  // Port 1 of loopback: nothing listens there and no suite can bind it (a privileged port). The
+  // server's own port, freed by stopping it, was once taken by another suite's server within a
+  // second in CI, which answered 404 instead of refusing.
   describe('a server that is down', () => {
+    const downUrl = 'http://127.0.0.1:1';
+    const down = { env: { SVC_SERVER_URL: downUrl } };
     it('says it cannot reach the server at its URL, exit 2, for REST, streams and MCP; svc login fails with exit 3', async () => {
-      await server.close();
       for (const args of [['devices', 'list'], ['shell', 'dev-1'], ['ls', 'dev-1:/']]) {
-        const result = await svc(alice, args);
+        const result = await svc(alice, args, down);
         expect(result.code).toBe(2);
-        expect(result.stderr).toMatch(new RegExp(`^Error: Cannot reach the server at ${server.url}: .*ECONNREFUSED.*\\n$`));
+        expect(result.stderr).toMatch(new RegExp(`^Error: Cannot reach the server at ${downUrl}: .*ECONNREFUSED.*\\n$`));
         expect(result.stderr).not.toMatch(/offline|bug in svc/i);
       }
-      const json = await svc(alice, ['devices', 'list', '--json']);
+      const json = await svc(alice, ['devices', 'list', '--json'], down);
       expect(errorJson(json.stdout)).toMatchObject({ code: 'SERVER_UNREACHABLE', exit_code: 2 });
 
-      const mcp = await startMcp(alice.env, [], alice.dir);
+      const mcp = await startMcp({ ...alice.env, ...down.env }, [], alice.dir);
       try {
-        expect(await callToolError(mcp, 'devices_list', {})).toMatch(new RegExp(`^SERVER_UNREACHABLE: Cannot reach the server at ${server.url}`));
+        expect(await callToolError(mcp, 'devices_list', {})).toMatch(new RegExp(`^SERVER_UNREACHABLE: Cannot reach the server at ${downUrl}`));
       } finally {
         await mcp.close();
       }
 
-      const login = await svc(alice, ['login', '--no-browser']);
+      const login = await svc(alice, ['login', '--no-browser'], down);
       expect(login.code).toBe(3);
-      expect(login.stderr).toMatch(new RegExp(`Error: Failed to auth: Cannot reach the server at ${server.url}`));
-      const loginJson = await svc(alice, ['login', '--no-browser', '--json']);
+      expect(login.stderr).toMatch(new RegExp(`Error: Failed to auth: Cannot reach the server at ${downUrl}`));
+      const loginJson = await svc(alice, ['login', '--no-browser', '--json'], down);
       expect(errorJson(loginJson.stdout)).toMatchObject({ code: 'SERVER_UNREACHABLE', exit_code: 3 });
     });
   });
