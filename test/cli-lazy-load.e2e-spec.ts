@@ -6,7 +6,6 @@
  * and `svc mcp` still load what they need when they run.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliHome, cliHome, svc } from './fixtures/svc-cli';
@@ -22,22 +21,13 @@ const FILES_ONLY = [/dist\/sdk\/device-files\.js$/, /dist\/sdk\/files-http\.js$/
 /** libs/common's barrel (all of it) and the parts exec has no use for: svc exec imports what it uses from subpaths. */
 const COMMON_UNUSED_BY_EXEC = [/libs\/common\/dist\/index\.js$/, /libs\/common\/dist\/(files|quinn)\//, /libs\/common\/dist\/deployments\/channel\.js$/];
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 describe('svc loads what a command needs, lazily (real binary)', () => {
   let dir: string;
   let home: CliHome;
   let preload: string;
   let record: string;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-lazy-'));
     record = join(dir, 'loaded.json');
     preload = join(dir, 'record-modules.js');
@@ -45,8 +35,9 @@ describe('svc loads what a command needs, lazily (real binary)', () => {
       preload,
       `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ files: Object.keys(require.cache), builtins: process.moduleLoadList })));\n`,
     );
-    // Nothing listens there: exec gets as far as discovering the server, then fails cleanly.
-    home = cliHome({ url: `http://127.0.0.1:${await closedPort()}` });
+    // Nothing listens on loopback port 1 (privileged: no suite can bind it): exec gets as far as
+    // discovering the server, then fails cleanly.
+    home = cliHome({ url: 'http://127.0.0.1:1' });
   });
 
   afterAll(() => {
