@@ -10,6 +10,7 @@ import { IPty, spawn as spawnPty } from '@lydell/node-pty';
 import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targets';
 import { EVENTUALLY_MS } from './fixtures/eventually';
 import { useFleet } from './fixtures/fleet';
+import { freePort } from './fixtures/free-port';
 import { CliHome, collect, spawnSvc, svc, SVC_BIN, svcJson } from './fixtures/svc-cli';
 
 const ALICE = 'alice@cli-shell.test';
@@ -122,13 +123,6 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
       servers.push(holder);
       await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
       return (holder.address() as { port: number }).port;
-    }
-
-    /** A port free right now (released again for svc to take). */
-    async function freePort(): Promise<number> {
-      const port = await takenPort();
-      await new Promise((resolve) => servers.pop()!.close(resolve));
-      return port;
     }
 
     it('forwards in the foreground until SIGINT, then closes and exits 0', async () => {

@@ -4,27 +4,20 @@
  * logs its start and its failing registration attempts until it is stopped.
  */
 import { spawn as spawnPty } from '@lydell/node-pty';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { collect, CliHome, cliHome, spawnSvc, SVC_BIN } from './fixtures/svc-cli';
 
 const WAIT_MS = 30_000;
 
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return `http://127.0.0.1:${port}`;
-}
+/** Loopback port 1, where nothing listens: the runtime's registration fails there until it is stopped. */
+const CLOSED_PORT_URL = 'http://127.0.0.1:1';
 
 describe('runtime logs: readable on a terminal, JSON otherwise (real svc binary)', () => {
   let home: CliHome;
   let args: string[];
 
-  beforeAll(async () => {
-    const url = await closedPortUrl();
-    home = cliHome({ url });
+  beforeAll(() => {
+    home = cliHome({ url: CLOSED_PORT_URL });
     home.env.SVC_CONFIG_DIR = join(home.dir, 'device');
     args = ['runtime', 'run', '--owner', 'user:logs@example.test', '--device-id', 'logs-1', '--poll-interval', '100ms'];
   });
