@@ -18,8 +18,8 @@ import { RuntimeLogger } from '../apps/runtime/src/logging/runtime-logger';
 import { StreamRouter } from '../apps/runtime/src/tunnel/stream-router';
 import { Caller } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { dialQuicStream } from './fixtures/quic-dial';
 import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
@@ -28,14 +28,15 @@ import { eventually } from './fixtures/eventually';
 
 describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
   const other = carrier === 'tcp' ? 'quic' : 'tcp';
-  let idp: IdentityProviderHandle;
+  // The REST contract of exec (status, NDJSON, errors) is asserted on the answers themselves.
+  const fleet = useFleet({ users: { alice: 'alice@tunnel.test', bob: 'bob@tunnel.test', mallory: 'mallory@tunnel.test' }, relay: true });
   let server: TestServer;
   let alice: Caller;
   const stubs: RuntimeStub[] = [];
   const keys = new Map<string, string>();
 
   async function device(id: string): Promise<string> {
-    const key = await registerDevice(server, id, 'user:alice@tunnel.test', alice);
+    const key = (await fleet.addDevice(id, { owner: 'alice' })).apiKey;
     keys.set(id, key);
     return key;
   }
@@ -62,15 +63,12 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     return (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
   };
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login('alice@tunnel.test');
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
   });
-  afterAll(async () => {
+  afterAll(() => {
     for (const stub of stubs) stub.close();
-    await server?.close();
-    await idp?.stop();
   });
 
   describe('discovery and trust', () => {
@@ -78,7 +76,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       const res = await server.api.get('/auth/config');
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        oauth: { issuer: idp.issuer, audience: idp.audience, client_id: 'svc-cli', web_client_id: 'svc-web' },
+        oauth: { issuer: fleet.idp.issuer, audience: fleet.idp.audience, client_id: 'svc-cli', web_client_id: 'svc-web' },
         tunnel: {
           port: server.tunnel!.port,
           transports: ['quic', 'tcp'],
@@ -228,9 +226,9 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       await online('ex-1');
       await online('ex-2');
       await device('ex-off');
-      bob = await server.login('bob@tunnel.test');
-      mallory = await server.login('mallory@tunnel.test');
-      expect((await server.api.post('/devices/ex-1/access', { email_or_org_id: 'bob@tunnel.test', role: 'viewer' }, alice)).status).toBe(200);
+      bob = fleet.user('bob').caller;
+      mallory = fleet.user('mallory').caller;
+      await fleet.user('alice').run('device_access_add', { device: 'ex-1', email_or_org_id: 'bob@tunnel.test', role: 'viewer' });
     });
 
     it('returns the output and exit code', async () => {
