@@ -10,10 +10,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentOf, execStartArgv, parseUnit } from '../apps/runtime/src/service/systemd-words';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { CliHome, cliHome, svc, svcJson } from './fixtures/svc-cli';
+import { TestServer } from './fixtures/test-server';
 import { eventually as waitUntil } from './fixtures/eventually';
 
 const ALICE = 'alice@runtime-life.test';
@@ -27,19 +27,16 @@ interface Listed {
 }
 
 describe('runtime lifecycle (real svc, real server, real runtime)', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ users: { alice: ALICE }, relay: true });
   let server: TestServer;
   let alice: CliHome;
-  let dir: string;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-rt-life-'));
   const runtimes: RuntimeProcess[] = [];
   const children: ChildProcess[] = [];
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-rt-life-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').home;
   });
   afterEach(async () => {
     for (const rt of runtimes.splice(0)) {
@@ -53,10 +50,7 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
       }
     }
   });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -120,12 +114,9 @@ describe('runtime lifecycle (real svc, real server, real runtime)', () => {
 
   it('`svc runtime status` reports the running runtime (pid, device, server, carrier, uptime) and exits 0; 1 once it stopped', async () => {
     const configDir = join(dir, 'status');
-    const caller = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'life-status', `user:${ALICE}`, caller);
-    const env = { HOME: dir, SVC_CONFIG_DIR: configDir, SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey };
-    const rt = startRuntimeProcess(['run', '--transport', 'quic'], env);
+    const { runtime } = await fleet.addDevice('life-status', { owner: 'alice', runtime: { args: ['--transport', 'quic'], env: { HOME: dir, SVC_CONFIG_DIR: configDir } } });
+    const rt = runtime!;
     runtimes.push(rt);
-    await rt.waitForLog('tunnel up');
     const device = cliHome(server, { SVC_CONFIG_DIR: configDir, SVC_SYSTEMD_UNIT_DIR: join(dir, 'no-units') });
 
     const shown = await eventually('status online', async () => {
