@@ -6,9 +6,8 @@
 import { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { CliHome, cliHome, spawnSvc, svc, svcJson } from './fixtures/svc-cli';
 import { TEST_CARRIER } from './fixtures/runtime-process';
 import { eventually } from './fixtures/eventually';
 
@@ -18,8 +17,8 @@ const ROOT = 'root@cli-cmd.test';
 const DEVICE = 'cli-dev-1';
 
 describe('svc devices / access / orgs / runtime (real binary, real runtime)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
+  // The device's runtime is what the suite registers, with `svc runtime run` from its own home.
+  const fleet = useFleet({ users: { alice: ALICE, bob: BOB, root: ROOT }, env: { ADMIN_EMAILS: ROOT }, relay: true });
   let alice: CliHome;
   let bob: CliHome;
   let root: CliHome;
@@ -27,22 +26,16 @@ describe('svc devices / access / orgs / runtime (real binary, real runtime)', ()
   let runtime: ChildProcess;
   let runtimeOutput = '';
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0', ADMIN_EMAILS: ROOT });
-    [alice, bob, root, deviceHome] = [cliHome(server), cliHome(server), cliHome(server), cliHome(server)];
-    await svcLogin(alice, ALICE);
-    await svcLogin(bob, BOB);
-    await svcLogin(root, ROOT);
+  beforeAll(() => {
+    [alice, bob, root] = ['alice', 'bob', 'root'].map((name) => fleet.user(name).home);
+    deviceHome = cliHome(fleet.server);
   });
   afterAll(async () => {
     if (runtime && runtime.exitCode === null) {
       runtime.kill('SIGTERM');
       await new Promise((resolve) => runtime.once('exit', resolve));
     }
-    for (const h of [alice, bob, root, deviceHome]) h?.remove();
-    await server?.close();
-    await idp?.stop();
+    deviceHome?.remove();
   });
 
   function waitForOutput(pattern: RegExp): Promise<RegExpMatchArray> {

@@ -7,13 +7,10 @@
  * have), over each carrier: each answers as it should, and the runtime never reconnects.
  */
 import { Agent, request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Caller } from './fixtures/api-client';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import type { RuntimeProcess } from './fixtures/runtime-process';
+import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@exec-load.test';
 const SEQUENTIAL = 5_000;
@@ -23,36 +20,21 @@ const IN_FLIGHT = 200;
 jest.setTimeout(20 * 60_000);
 
 describe.each(['tcp', 'quic'] as const)('a steady stream of execs over %s', (carrier) => {
-  let idp: IdentityProviderHandle;
+  // The load goes through REST with a keep-alive agent, as a script's would.
+  const fleet = useFleet({ users: { alice: ALICE }, devices: { 'load-1': { owner: 'alice', runtime: true } }, carrier });
   let server: TestServer;
   let alice: Caller;
   let runtime: RuntimeProcess;
-  let dir: string;
   let agent: Agent;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-exec-load-'));
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { UNIFIED_PORT: '0' });
-    alice = await server.login(ALICE);
-    const apiKey = await registerDevice(server, 'load-1', `user:${ALICE}`, alice);
-    runtime = startRuntimeProcess(['run', '--transport', carrier], {
-      HOME: dir,
-      SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: server.url,
-      SVC_CA_FILE: server.tunnel!.caFile,
-      SVC_API_KEY: apiKey,
-    });
-    await runtime.waitForLog('tunnel up');
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
+    runtime = fleet.device('load-1').runtime!;
     agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
   });
-  afterAll(async () => {
+  afterAll(() => {
     agent?.destroy();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   /** POST /api/exec on load-1: the HTTP status and the exit code (or error code) it answered. */
