@@ -5,9 +5,8 @@
 import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { connect, createServer, Server } from 'node:net';
 import { dirname } from 'node:path';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
 import { collect, CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { startTestServer, TestServer } from './fixtures/test-server';
 import { freePort } from './fixtures/free-port';
 
 const ALICE = 'alice@cli-auth.test';
@@ -18,24 +17,18 @@ interface CredentialsFile {
 }
 
 describe('svc login / refresh / logout (real binary, real identity provider)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
+  // Signing in is what this suite tests: its homes log in with the real `svc login`.
+  const fleet = useFleet({});
   const homes: CliHome[] = [];
   const home = (env: Record<string, string> = {}) => {
-    const created = cliHome(server, env);
+    const created = cliHome(fleet.server, env);
     homes.push(created);
     return created;
   };
   const readCredentials = (h: CliHome) => JSON.parse(readFileSync(h.credentialsPath, 'utf8')) as CredentialsFile;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const h of homes) h.remove();
-    await server?.close();
-    await idp?.stop();
   });
 
   it('logs in with the device grant and stores the token record 0600, keeping other keys', async () => {
@@ -131,7 +124,7 @@ describe('svc login / refresh / logout (real binary, real identity provider)', (
     await svcLogin(h, ALICE);
     // A port with nothing on it yet; a relay to the real server opens there a moment after svc starts.
     const port = await freePort();
-    const target = new URL(server.url);
+    const target = new URL(fleet.server.url);
     const child = spawnSvc(h, ['devices', 'list', '--json'], { env: { SVC_SERVER_URL: `http://127.0.0.1:${port}` } });
     const done = collect(child, ['devices', 'list']);
     // Well after svc's first attempt (it starts in ~0.25 s), before its retries run out (0.5 + 1 + 2 s).
