@@ -12,6 +12,7 @@ import { AuditWriter } from '../apps/server/src/audit/audit-writer';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { ApiResponse } from './fixtures/api-client';
 import { expectError } from './fixtures/expect-error';
+import { useFleet } from './fixtures/fleet';
 import { accessTokenClaims, IdentityProviderHandle, signTokenWithProviderKey, startIdentityProvider } from './fixtures/oidc';
 import { startStubIssuer, StubIssuerHandle } from './fixtures/oidc-stub-issuer';
 import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
@@ -22,33 +23,24 @@ type Issuer = { issuer: string; audience: string; keysFile: string };
 const tokenOf = (issuer: Issuer, email: string, sub: string) => ({ token: signTokenWithProviderKey(issuer, accessTokenClaims(issuer, email, { sub })) });
 
 describe('account binding to the issuer subject', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  const me = (caller: { token?: string }): Promise<ApiResponse> => server.api.get('/me', caller);
-  const as = (email: string, sub: string) => tokenOf(idp, email, sub);
-
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp, { ADMIN_EMAILS: 'root@bind.test' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
-  });
+  // The REST answers (/me, the reset) are this suite's subject; its callers sign in during the tests.
+  const fleet = useFleet({ env: { ADMIN_EMAILS: 'root@bind.test' } });
+  const me = (caller: { token?: string }): Promise<ApiResponse> => fleet.server.api.get('/me', caller);
+  const as = (email: string, sub: string) => tokenOf(fleet.idp, email, sub);
 
   it('binds on first sign-in and refuses another sub with the same e-mail (403 ACCOUNT_SUBJECT_MISMATCH)', async () => {
-    const sam = await server.login('sam@bind.test'); // the development provider's sub is the address
+    const sam = await fleet.server.login('sam@bind.test'); // the development provider's sub is the address
     expect((await me(sam)).status).toBe(200);
     const impostor = as('sam@bind.test', 'somebody-else');
     expectError(await me(impostor), 403, 'ACCOUNT_SUBJECT_MISMATCH', /bound to another identity/);
-    expectError(await server.api.get('/devices', impostor), 403, 'ACCOUNT_SUBJECT_MISMATCH');
+    expectError(await fleet.server.api.get('/devices', impostor), 403, 'ACCOUNT_SUBJECT_MISMATCH');
     // The same sub with the address in other letter case is still sam.
     expect((await me(as('Sam@Bind.TEST', 'sam@bind.test'))).body).toMatchObject({ email: 'sam@bind.test' });
     expect((await me(sam)).status).toBe(200);
   });
 
   it('binds an account the admin API created in advance on its first sign-in', async () => {
-    expect((await server.api.post('/users/pre@bind.test/admin', undefined, server.admin)).status).toBe(200);
+    expect((await fleet.server.api.post('/users/pre@bind.test/admin', undefined, fleet.server.admin)).status).toBe(200);
     expect((await me(as('pre@bind.test', 'pre-sub-1'))).body).toMatchObject({ email: 'pre@bind.test', admin: true });
     expectError(await me(as('pre@bind.test', 'pre-sub-2')), 403, 'ACCOUNT_SUBJECT_MISMATCH');
     expect((await me(as('pre@bind.test', 'pre-sub-1'))).status).toBe(200);
@@ -64,68 +56,62 @@ describe('account binding to the issuer subject', () => {
   });
 
   it('checks the binding before approval, so an impostor cannot even learn the account is pending', async () => {
-    const pendingServer = await startTestServer(idp, { USERS_NEED_APPROVAL: 'true' });
+    const pendingServer = await startTestServer(fleet.idp, { USERS_NEED_APPROVAL: 'true' });
     try {
-      const first = tokenOf(idp, 'wait@bind.test', 'wait-1');
+      const first = tokenOf(fleet.idp, 'wait@bind.test', 'wait-1');
       expectError(await pendingServer.api.get('/me', first), 403, 'ACCOUNT_PENDING_APPROVAL');
-      expectError(await pendingServer.api.get('/me', tokenOf(idp, 'wait@bind.test', 'wait-2')), 403, 'ACCOUNT_SUBJECT_MISMATCH');
+      expectError(await pendingServer.api.get('/me', tokenOf(fleet.idp, 'wait@bind.test', 'wait-2')), 403, 'ACCOUNT_SUBJECT_MISMATCH');
     } finally {
       await pendingServer.close();
     }
   });
 
   it('lets the admin key reset the binding; the next sign-in binds again; the reset is audited', async () => {
-    const lee = await server.login('lee@bind.test');
+    const lee = await fleet.server.login('lee@bind.test');
     expect((await me(lee)).status).toBe(200);
     const moved = as('lee@bind.test', 'lee-at-new-account');
     expectError(await me(moved), 403, 'ACCOUNT_SUBJECT_MISMATCH');
 
-    const reset = await server.api.post('/users/LEE@bind.test/reset-subject', undefined, server.admin);
+    const reset = await fleet.server.api.post('/users/LEE@bind.test/reset-subject', undefined, fleet.server.admin);
     expect(reset.status).toBe(200);
     expect(reset.body).toEqual({ email: 'lee@bind.test', active: true, admin: false, created_at: expect.any(String), approved_at: null });
     expect((await me(moved)).status).toBe(200);
     expectError(await me(lee), 403, 'ACCOUNT_SUBJECT_MISMATCH');
 
     // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
-    await server.app.get(AuditWriter, { strict: false }).flush();
-    const audit = await server.app.get(Storage).collection(AUDIT).find({ action: 'user.subject_reset' });
+    await fleet.server.app.get(AuditWriter, { strict: false }).flush();
+    const audit = await fleet.server.app.get(Storage).collection(AUDIT).find({ action: 'user.subject_reset' });
     expect(audit).toEqual([expect.objectContaining({ user: 'admin-key', details: expect.stringContaining('lee@bind.test') })]);
     expect(JSON.stringify(audit)).not.toContain(TEST_ADMIN_KEY);
   });
 
   it('lets an admin user reset a binding too', async () => {
-    const kim = await server.login('kim@bind.test');
+    const kim = await fleet.server.login('kim@bind.test');
     expect((await me(kim)).status).toBe(200);
-    expect((await server.api.post('/users/kim@bind.test/reset-subject', undefined, await server.login('root@bind.test'))).status).toBe(200);
+    expect((await fleet.server.api.post('/users/kim@bind.test/reset-subject', undefined, await fleet.server.login('root@bind.test'))).status).toBe(200);
     expect((await me(as('kim@bind.test', 'kim-elsewhere'))).status).toBe(200);
     expectError(await me(kim), 403, 'ACCOUNT_SUBJECT_MISMATCH');
   });
 
   it('guards the reset: 401 without credentials, 403 for a normal user, 404 for no account, 400 for a bad address', async () => {
-    const normal = await server.login('normal@bind.test');
+    const normal = await fleet.server.login('normal@bind.test');
     expect((await me(normal)).status).toBe(200);
-    expectError(await server.api.post('/users/normal@bind.test/reset-subject', undefined), 401, 'UNAUTHENTICATED');
-    expectError(await server.api.post('/users/normal@bind.test/reset-subject', undefined, normal), 403, 'FORBIDDEN', /Administrator privileges required/);
-    expectError(await server.api.post('/users/ghost@bind.test/reset-subject', undefined, server.admin), 404, 'NOT_FOUND');
+    expectError(await fleet.server.api.post('/users/normal@bind.test/reset-subject', undefined), 401, 'UNAUTHENTICATED');
+    expectError(await fleet.server.api.post('/users/normal@bind.test/reset-subject', undefined, normal), 403, 'FORBIDDEN', /Administrator privileges required/);
+    expectError(await fleet.server.api.post('/users/ghost@bind.test/reset-subject', undefined, fleet.server.admin), 404, 'NOT_FOUND');
     for (const bad of ['not-an-email', encodeURIComponent('\uFF41lice@bind.test'), encodeURIComponent(' normal@bind.test')]) {
-      expectError(await server.api.post(`/users/${bad}/reset-subject`, undefined, server.admin), 400, 'INVALID_INPUT');
+      expectError(await fleet.server.api.post(`/users/${bad}/reset-subject`, undefined, fleet.server.admin), 400, 'INVALID_INPUT');
     }
     expect((await me(normal)).status).toBe(200);
   });
 });
 
 describe('e-mail claims follow the one e-mail rule', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
+  const fleet = useFleet({});
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-    for (const email of ['alice@rule.test', 'kate@rule.test']) expect((await server.api.get('/me', await server.login(email))).status).toBe(200);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+    const server = fleet.server;
+    for (const email of ['alice@rule.test', 'kate@rule.test']) expect((await server.api.get('/me', await fleet.server.login(email))).status).toBe(200);
   });
 
   it.each([
@@ -135,14 +121,14 @@ describe('e-mail claims follow the one e-mail rule', () => {
     ['a trailing newline', 'alice@rule.test\n'],
     ['the Kelvin sign', '\u212Aate@rule.test'],
   ])('refuses a token whose e-mail has %s with 403 and creates no account', async (_what, email) => {
-    const res = await server.api.get('/me', tokenOf(idp, email, `sub-of-${encodeURIComponent(email)}`));
+    const res = await fleet.server.api.get('/me', tokenOf(fleet.idp, email, `sub-of-${encodeURIComponent(email)}`));
     expectError(res, 403, 'FORBIDDEN', /not one this server accepts/);
-    const users = (await server.api.get('/users', server.admin)).body as { email: string }[];
+    const users = (await fleet.server.api.get('/users', fleet.server.admin)).body as { email: string }[];
     expect(users.map((u) => u.email)).toEqual(['alice@rule.test', 'kate@rule.test']);
   });
 
   it('files a mixed-case address under its lower-case account', async () => {
-    const res = await server.api.get('/me', tokenOf(idp, 'Alice@Rule.TEST', 'alice@rule.test'));
+    const res = await fleet.server.api.get('/me', tokenOf(fleet.idp, 'Alice@Rule.TEST', 'alice@rule.test'));
     expect(res.body).toMatchObject({ email: 'alice@rule.test', scopes: ['user:alice@rule.test'] });
   });
 });
