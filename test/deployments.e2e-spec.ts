@@ -4,7 +4,7 @@
  * issue's "Done when" from a user's seat: deploy two services → running and healthy; a killed job
  * restarted per its policy; job logs (and --follow); clone → edit → activate; a rollback; undeploy;
  * a deploy while the device is offline; the runtime restarted while the server is down; batch
- * status. Waits poll the status over REST; what is asserted is what the CLI prints.
+ * status. Waits poll the status by operation name; what is asserted is what the CLI prints.
  * (Bad files and `svc mcp`: deployments-mcp.e2e-spec.ts. Report retention:
  * deployments-api-channel.e2e-spec.ts, at the REST level.)
  */
@@ -13,14 +13,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, DeploymentStatus } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { DeployProject, deploymentDocument, httpText, loopJob, processRunning, singleJob, webJob } from './fixtures/deploy-project';
 import { eventually } from './fixtures/eventually';
-import { freePort, freeTunnelPort } from './fixtures/free-port';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
+import { useFleet } from './fixtures/fleet';
+import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, collect, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { CliHome, collect, spawnSvc, svc, svcJson } from './fixtures/svc-cli';
 
 const ALICE = 'alice@deployments-cli.test';
 const DEVICE = 'dep-1';
@@ -28,14 +26,13 @@ const DEVICE = 'dep-1';
 const IDLE = 'dep-idle';
 
 describe('deployments through svc (real binary, real server, real runtime)', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer | undefined;
-  let serverEnv: Record<string, string>;
-  let owner: Caller;
+  // Restartable: the server is restarted as the same server below. The device's runtime is
+  // stopped and started by the tests (one while the server is down), so the suite runs it itself.
+  const fleet = useFleet({ users: { alice: ALICE }, devices: { [DEVICE]: { owner: 'alice' }, [IDLE]: { owner: 'alice' } }, relay: true, restartable: true });
+  let serverUp = false;
   let runtime: RuntimeProcess | undefined;
   let runtimeEnv: Record<string, string>;
   let home: string;
-  let dataDir: string;
   let alice: CliHome;
   let project: DeployProject;
   const ports = { web: 0, web2: 0 };
@@ -48,7 +45,7 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     return child;
   };
   // The test server's clock stands still: reports stored in one instant would tie as the newest.
-  const ticker = setInterval(() => server?.clock.advance(20), 20);
+  const ticker = setInterval(() => serverUp && fleet.server.clock.advance(20), 20);
 
   const startRuntime = async () => {
     runtime = startRuntimeProcess(['run'], runtimeEnv);
@@ -59,38 +56,28 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     expect(await runtime!.exited).toEqual({ code: 0, signal: null });
     runtime = undefined;
   };
-  const restStatus = async (deploymentId?: string): Promise<DeploymentStatus> =>
-    (await server!.api.post('/devices/deployments/status', { device: DEVICE, deployment_id: deploymentId }, owner)).body as DeploymentStatus;
-  const lastStatus = async () => `last status: ${server ? JSON.stringify(await restStatus().catch(() => 'none')) : 'server down'}\nruntime log:\n${runtime?.stderr.slice(-30).join('\n') ?? 'not running'}`;
+  const deploymentStatus = async (deploymentId?: string): Promise<DeploymentStatus> =>
+    (await fleet.user('alice').run('device_deployment_status', { device: DEVICE, deployment_id: deploymentId })) as DeploymentStatus;
+  const lastStatus = async () => `last status: ${serverUp ? JSON.stringify(await deploymentStatus().catch(() => 'none')) : 'server down'}\nruntime log:\n${runtime?.stderr.slice(-30).join('\n') ?? 'not running'}`;
   const until = <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>) => eventually(what, check, { describe: lastStatus });
-  const statusIs = (wanted: string, deploymentId?: string) => until(`deployment ${deploymentId ?? '(active)'} ${wanted}`, async () => (await restStatus(deploymentId)).status === wanted);
+  const statusIs = (wanted: string, deploymentId?: string) => until(`deployment ${deploymentId ?? '(active)'} ${wanted}`, async () => (await deploymentStatus(deploymentId)).status === wanted);
 
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'svc-deployments-cli-'));
-    dataDir = join(home, 'server-data');
     project = new DeployProject();
     ports.web = await freePort();
     ports.web2 = await freePort();
-    idp = await startIdentityProvider();
-    // Fixed ports and a data directory of our own: the server is restarted as the same server below.
-    serverEnv = { DATA_DIR: dataDir, REST_PORT: String(await freePort()), UNIFIED_PORT: String(await freeTunnelPort()) };
-    server = await startTestServer(idp, serverEnv);
-    owner = await server.login(ALICE);
-    const apiKey = await registerDevice(server, DEVICE, `user:${ALICE}`, owner);
-    await registerDevice(server, IDLE, `user:${ALICE}`, owner);
-    runtimeEnv = { HOME: home, SVC_CONFIG_DIR: join(home, 'device'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
+    serverUp = true;
+    const { url, tunnel } = fleet.server;
+    runtimeEnv = { HOME: home, SVC_CONFIG_DIR: join(home, 'device'), SVC_SERVER_URL: url, SVC_CA_FILE: tunnel!.caFile, SVC_API_KEY: fleet.device(DEVICE).apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
     await startRuntime();
-    alice = cliHome(server);
-    await svcLogin(alice, ALICE);
+    alice = fleet.user('alice').home;
   });
   afterAll(async () => {
     clearInterval(ticker);
     for (const child of followers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     runtime?.kill('SIGTERM');
     await runtime?.exited;
-    await server?.close();
-    await idp?.stop();
-    alice?.remove();
     project?.remove();
     rmSync(home, { recursive: true, force: true });
   });
@@ -127,7 +114,7 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     // The server's clock jumps 4 minutes: the last report is now older than 3 × 60 s. (Again should
     // the device's minutely report land between the jump and the reads.)
     const stale = await until('a stale status', async () => {
-      server!.clock.advance(4 * 60_000);
+      fleet.server.clock.advance(4 * 60_000);
       const human = await svc(alice, ['deployments', 'status', DEVICE]);
       const json = await svc(alice, ['deployments', 'status', DEVICE, '--json']);
       return human.stdout.includes('Stale') && JSON.parse(json.stdout).stale === true && { human, json };
@@ -139,16 +126,16 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     // Its next report (a job change reports at once) makes it fresh.
     const worker = await until('the worker pid', () => project.pid('worker'));
     process.kill(worker, 'SIGKILL');
-    await until('a fresh status', async () => !(await restStatus()).stale);
+    await until('a fresh status', async () => !(await deploymentStatus()).stale);
   });
 
   it('restarts a killed job per its policy and shows the restart in the status', async () => {
     // The stale test above killed the worker once already.
-    const restartsBefore = (await restStatus()).jobs.find((job) => job.id === 'worker')?.restarts ?? 0;
+    const restartsBefore = (await deploymentStatus()).jobs.find((job) => job.id === 'worker')?.restarts ?? 0;
     const first = await until('the worker pid', () => project.pid('worker'));
     process.kill(first, 'SIGKILL');
     await until('the worker restarted', async () => {
-      const worker = (await restStatus()).jobs.find((job) => job.id === 'worker');
+      const worker = (await deploymentStatus()).jobs.find((job) => job.id === 'worker');
       return (worker?.restarts ?? 0) > restartsBefore && worker?.status === 'running' && project.pid('worker') !== first;
     });
     const answer = await svcJson<DeploymentStatus>(alice, ['deployments', 'status', DEVICE]);
@@ -250,8 +237,8 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     expect(await svcJson(alice, ['undeploy', DEVICE, 'worker'])).toEqual({ status: 'undeployed' });
     await until('the worker process gone', () => !processRunning(worker));
     // A change of the active deployment clears the rollback notice.
-    await until('the status without the worker', async () => (await restStatus()).jobs.every((job) => job.id !== 'worker'));
-    expect(await restStatus()).not.toHaveProperty('rolled_back_from');
+    await until('the status without the worker', async () => (await deploymentStatus()).jobs.every((job) => job.id !== 'worker'));
+    expect(await deploymentStatus()).not.toHaveProperty('rolled_back_from');
     expect(project.pid('worker')).toBeUndefined();
     const shown = await svc(alice, ['deployments', 'show', DEVICE]);
     expect(shown.code).toBe(0);
@@ -301,7 +288,7 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     let out = '';
     following.stdout!.on('data', (chunk: string) => (out += chunk));
     await eventually('the tail', () => out.includes('web v2'));
-    const lastReport = (await restStatus()).reported_at;
+    const lastReport = (await deploymentStatus()).reported_at;
     await stopRuntime();
     // The runtime ends the log as it stops: a follow that ended by itself, said so.
     expect(await followed).toMatchObject({ code: 0, stderr: `svc: ${DEVICE} ended the log of web (its runtime stopped)\n` });
@@ -324,7 +311,7 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     await startRuntime();
     await until('the late job running', () => project.pid('late'));
     await until('the status with both jobs', async () => {
-      const status = await restStatus();
+      const status = await deploymentStatus();
       return status.status === 'running' && status.jobs.map((job) => job.id).join() === 'web,late';
     });
     expect(await httpText(ports.web2)).toBe('v2\n');
@@ -332,8 +319,8 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
 
   it('runs the jobs again from the stored state when the runtime restarts while the server is down', async () => {
     const before = project.pid('late')!;
-    await server!.close();
-    server = undefined;
+    serverUp = false;
+    await fleet.stopServer();
     await stopRuntime();
     expect(processRunning(before)).toBe(false);
 
@@ -341,7 +328,8 @@ describe('deployments through svc (real binary, real server, real runtime)', () 
     await until('web answering without a server', async () => (await httpText(ports.web2)) === 'v2\n');
     await until('late running again', () => project.pid('late') !== before && project.pid('late'));
 
-    server = await startTestServer(idp, serverEnv);
+    await fleet.startServer();
+    serverUp = true;
     await runtime.waitForLog('deployment channel open');
     await statusIs('running');
     expect((await svc(alice, ['deployments', 'status', DEVICE])).code).toBe(0);
