@@ -20,7 +20,7 @@ const VIEWER = 'viewer@refusals.test';
 type Entry = { user: string; action: string; details: string; deviceId?: string | null; orgId?: string | null };
 
 describe('refusals are audited where AccessPolicy decides them', () => {
-  // The refusals are asserted on the REST answers themselves ({statusCode, code, message}).
+  // The refusals are asserted on the REST answers themselves ({statusCode, code, message}); the rest goes by operation name.
   const fleet = useFleet({
     users: { owner: OWNER, member: MEMBER, mallory: MALLORY, viewer: VIEWER },
     orgs: { refusals: { owner: 'owner', members: { member: 'editor' } } },
@@ -31,8 +31,7 @@ describe('refusals are audited where AccessPolicy decides them', () => {
     await fleet.server.app.get(AuditWriter, { strict: false }).flush();
     return (await fleet.server.app.get(Storage).collection(AUDIT).find({ action: 'access.refused' })) as Entry[];
   };
-  const deviceLog = async (deviceId: string, caller: Caller): Promise<Entry[]> =>
-    (await fleet.server.api.post('/devices/audit-logs', { device: deviceId }, caller)).body.logs as Entry[];
+  const deviceLog = async (deviceId: string, persona: string): Promise<Entry[]> => ((await fleet.user(persona).run('device_audit_logs', { device: deviceId })) as { logs: Entry[] }).logs;
 
   it('a member who is not an admin approving for its organization: 403, audited under the device id', async () => {
     const request = await submitRegistration(fleet.server, 'refused-approval', 'org:refusals');
@@ -42,8 +41,8 @@ describe('refusals are audited where AccessPolicy decides them', () => {
       expect.objectContaining({ user: MEMBER, deviceId: 'refused-approval', details: expect.stringMatching(/^refused approving the registration: .*org:refusals/) }),
     );
     // The refusal decided nothing: the organization's admin still approves, and its log shows the attempt.
-    expect((await fleet.server.api.post('/devices/approve', { request_id: request.requestId }, as('owner'))).status).toBe(200);
-    expect(await deviceLog('refused-approval', as('owner'))).toContainEqual(expect.objectContaining({ user: MEMBER, action: 'access.refused' }));
+    await fleet.user('owner').run('devices_approve', { device: request.requestId });
+    expect(await deviceLog('refused-approval', 'owner')).toContainEqual(expect.objectContaining({ user: MEMBER, action: 'access.refused' }));
   });
 
   it("a stranger squatting an id the owner's device asked for first: 409, audited, and the owner reads it once approved", async () => {
@@ -54,8 +53,8 @@ describe('refusals are audited where AccessPolicy decides them', () => {
     expect(await refusals()).toContainEqual(
       expect.objectContaining({ user: MALLORY, deviceId: 'squatted-id', details: expect.stringMatching(/^refused claiming the device id: /) }),
     );
-    expect((await fleet.server.api.post('/devices/approve', { request_id: genuine.requestId }, as('owner'))).status).toBe(200);
-    const log = await deviceLog('squatted-id', as('owner'));
+    await fleet.user('owner').run('devices_approve', { device: genuine.requestId });
+    const log = await deviceLog('squatted-id', 'owner');
     expect(log).toContainEqual(expect.objectContaining({ user: MALLORY, action: 'access.refused' }));
     expect(JSON.stringify(log)).not.toContain(squat.requestId);
   });
@@ -63,7 +62,7 @@ describe('refusals are audited where AccessPolicy decides them', () => {
   it("the organization's owner leaving it: 409, audited under the organization", async () => {
     expectError(await fleet.server.api.delete(`/orgs/refusals/members/${OWNER}`, as('owner')), 409, 'CONFLICT', /owner cannot be removed/);
     expect(await refusals()).toContainEqual(expect.objectContaining({ user: OWNER, orgId: 'refusals', details: expect.stringMatching(/^refused leaving the organization: /) }));
-    expect((await fleet.server.api.get('/orgs/refusals/members', as('owner'))).body).toContainEqual({ email: OWNER, role: 'admin' });
+    expect(await fleet.user('owner').run('org_members_list', { org_id: 'refusals' })).toContainEqual({ email: OWNER, role: 'admin' });
   });
 
   it('a viewer asking for a capability its role lacks: 403, audited with the capability', async () => {

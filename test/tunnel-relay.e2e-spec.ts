@@ -50,7 +50,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
     return stub;
   }
 
-  const status = async (id: string) => (await server.api.get(`/devices/${id}/status`, alice)).body;
+  const status = async (id: string) => (await fleet.user('alice').run('device_status', { device: id })) as Record<string, unknown>;
   const exec = (body: object, caller: Caller = alice) => server.api.post('/api/exec', body, caller);
   const ndjson = async (body: object): Promise<Record<string, unknown>[]> => {
     const res = await fetch(`${server.url}/api/exec`, {
@@ -125,7 +125,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
       const stub = await online('pres-1');
       server.clock.advance(42_000);
       expect(await status('pres-1')).toEqual({ status: 'online', health: 'healthy', uptime: 42, last_seen: expect.any(String), carrier });
-      expect((await server.api.get('/devices', alice)).body).toContainEqual(expect.objectContaining({ id: 'pres-1', status: 'online' }));
+      expect(await fleet.user('alice').run('devices_list', {})).toContainEqual(expect.objectContaining({ id: 'pres-1', status: 'online' }));
 
       stub.close();
       await stub.closed;
@@ -175,8 +175,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
 
     it('closes the tunnel of a rejected device at once and refuses its key afterwards', async () => {
       const stub = await online('rej-1');
-      const rejected = await server.api.post('/devices/reject', { device: 'rej-1' }, alice);
-      expect(rejected.status).toBe(200);
+      await fleet.user('alice').run('devices_reject', { device: 'rej-1' });
       await stub.closed;
       const again = await connectRuntimeStub({ carrier, port: server.tunnel!.port, ca: server.tunnel!.caFile, apiKey: keys.get('rej-1')! });
       expect(again.hello).toEqual({ v: 1, ok: false, error: 'unauthorized' });
@@ -330,7 +329,7 @@ describe.each(['tcp', 'quic'] as const)('tunnel relay over %s', (carrier) => {
 
     it('records an audit entry with the argv and never the stdin', async () => {
       await exec({ device: 'ex-2', command: ['cat'], stdin: 'secret-stdin-text' });
-      const logs = (await server.api.get('/devices/ex-2/audit-logs', alice)).body.logs;
+      const { logs } = (await fleet.user('alice').run('device_audit_logs', { device: 'ex-2' })) as { logs: unknown[] };
       expect(logs).toContainEqual(expect.objectContaining({ action: 'device.exec', user: 'alice@tunnel.test', details: 'exec: cat' }));
       expect(JSON.stringify(logs)).not.toContain('secret-stdin-text');
     });
