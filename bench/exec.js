@@ -10,7 +10,8 @@
  *      the moment this process reads the line from `svc exec`'s stdout (one machine, one clock)
  *      [≤ 5 ms].
  * BENCH_SERVER_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server,
- * BENCH_RUNTIME_ARGS the runtime.
+ * BENCH_RUNTIME_ARGS the runtime. BENCH_CLI_NODE runs the `svc` binary (sections 2 and 3) with another
+ * node, e.g. Node 24's, while the server and runtime stay on this one (better-sqlite3 is built for it).
  * Run from a build: `node bench/exec.js` (or as part of `npm run bench`).
  */
 const { spawn } = require('node:child_process');
@@ -29,6 +30,7 @@ const DEVICE = 'ex-00000';
 const EXECS = Number(process.env.BENCH_EXECS ?? 300);
 const CLI_RUNS = Number(process.env.BENCH_EXEC_CLI_RUNS ?? 20);
 const TRANSPORT = process.env.BENCH_EXEC_TRANSPORT ?? 'tcp';
+const CLI_NODE = process.env.BENCH_CLI_NODE || process.execPath;
 const RUNTIME_FLAGS = (process.env.BENCH_RUNTIME_ARGS ?? '').split(' ').filter(Boolean);
 const TARGETS = { restP50: 1.5, restP99: 3, cli: 0.6, outputMs: 5 };
 
@@ -94,7 +96,7 @@ function cliEnv(dir, serverUrl, token) {
 function outputDelays(env) {
   const script = 'let n=0;const t=setInterval(()=>{process.stdout.write((performance.timeOrigin+performance.now()).toFixed(3)+"\\n");if(++n===50)clearInterval(t)},20)';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'exec', DEVICE, '-n', '--', process.execPath, '-e', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CLI_NODE, [BIN, 'exec', DEVICE, '-n', '--', process.execPath, '-e', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const delays = [];
     let pending = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -117,7 +119,8 @@ async function benchExec() {
     stops.push(() => server.stop());
     const runtime = await startRuntime(dir, serverUrl, key, auth);
     stops.push(() => runtime.child.kill());
-    console.log(`exec: one runtime on the ${runtime.carrier()} carrier (asked for ${TRANSPORT}), runtime RSS ${runtime.rssMiB().toFixed(0)} MiB; ${ROUNDS} rounds, median (min–max)`);
+    const cliNode = CLI_NODE === process.execPath ? process.version : require('node:child_process').execFileSync(CLI_NODE, ['--version'], { encoding: 'utf8' }).trim();
+    console.log(`exec: one runtime on the ${runtime.carrier()} carrier (asked for ${TRANSPORT}), runtime RSS ${runtime.rssMiB().toFixed(0)} MiB; svc on node ${cliNode}; ${ROUNDS} rounds, median (min–max)`);
 
     const execOnce = async () => {
       const res = await request(`${serverUrl}/api/exec`, { method: 'POST', headers: auth, body: { device: DEVICE, command: ['true'] } });
@@ -149,7 +152,7 @@ async function benchExec() {
     console.log(`  of which: GET /health p50 ${spread(rest.healthP50)} ms; POST /api/exec to an unknown device (no tunnel) p50 ${spread(rest.unknownP50)} ms`);
 
     const cli = cliEnv(dir, serverUrl, token);
-    const svcOnce = () => run(process.execPath, [BIN, 'exec', DEVICE, '-n', '--', 'true'], cli);
+    const svcOnce = () => run(CLI_NODE, [BIN, 'exec', DEVICE, '-n', '--', 'true'], cli);
     await timed(svcOnce, 2);
     if (existsSync('/usr/sbin/sshd')) {
       const sshd = await startSshd(dir);
