@@ -28,7 +28,7 @@ describe('deployment channel and logs handlers', () => {
     client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   });
   afterEach(async () => {
-    await operations.abortAll('test over');
+    await operations.abortAll('test over', 5000);
     client.close();
     await new Promise((resolve) => server.close(resolve));
     await kit.cleanUp();

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import { encodeFieldBlock, FieldBlockReader, TUNNEL_HEADERS, TUNNEL_OPS, tunnelPath } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
-import type { OperationRegistry } from '../supervisor/operation-registry';
+import { SHUTDOWN_GRACE_MS, type OperationRegistry } from '../supervisor/operation-registry';
 import { QuicOperationStream } from './operation-stream';
 import type { QuicTunnelSocket } from './quic-connect';
 import type { StreamRouter } from './stream-router';
@@ -111,7 +111,8 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
     closed,
     async close() {
       shuttingDown = true;
-      await options.operations.abortAll('shutdown');
+      const left = await options.operations.abortAll('shutdown', SHUTDOWN_GRACE_MS);
+      if (left > 0) log.warn('operations still running at shutdown; closing the tunnel anyway', { operations: left });
       const cut = setTimeout(() => end('shutdown'), CLOSE_GRACE_MS);
       if (!socket.destroyed) socket.end(encodeFieldBlock({ type: 'goaway', reason: 'runtime shutting down' }));
       await closed;

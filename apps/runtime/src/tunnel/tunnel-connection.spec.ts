@@ -52,6 +52,23 @@ describe('tunnel connection', () => {
     expect(await tunnel.closed).toBe('shutdown');
   });
 
+  it('closes on shutdown even when an operation never settles, after the grace, and says so', async () => {
+    relay = await FakeRelay.start(dir, { v: 1, ok: true, device_id: 'pi-1', heartbeat_secs: 10 });
+    const lines: string[] = [];
+    const ops = new OperationRegistry();
+    const tunnel = await openTunnel({
+      target: { host: '127.0.0.1', port: relay.port }, carrier: 'tcp', trust: loadTunnelTrust(certFile, undefined), apiKey: 'svc_good',
+      runtime: { version: '0.1.0', boot_id: 'b' }, router: new StreamRouter({ exec: handleExec }, ops, log), operations: ops,
+      log: new RuntimeLogger('warn', (line) => lines.push(line)),
+    });
+    const stuck = { aborted: '', abort: (reason: string) => (stuck.aborted = reason), done: new Promise<void>(() => undefined) };
+    ops.add(stuck);
+    await tunnel.close();
+    expect(await tunnel.closed).toBe('shutdown');
+    expect(stuck.aborted).toBe('shutdown');
+    expect(lines.join('')).toContain('"msg":"operations still running at shutdown; closing the tunnel anyway","operations":1');
+  });
+
   it('trusts the server through a pinned fingerprint', async () => {
     relay = await FakeRelay.start(dir, { v: 1, ok: true, device_id: 'pi-1', heartbeat_secs: 10 });
     const tunnel = await open(loadTunnelTrust(undefined, pin));

@@ -15,7 +15,7 @@ import {
   tunnelPath,
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
-import type { OperationRegistry } from '../supervisor/operation-registry';
+import { SHUTDOWN_GRACE_MS, type OperationRegistry } from '../supervisor/operation-registry';
 import { dialQuic, QuicTunnelSocket } from './quic-connect';
 import { serveOperationStreams } from './quic-operation-tunnel';
 import type { OpenTunnel, TunnelCarrierName } from './open-tunnel';
@@ -161,7 +161,8 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     closed,
     async close() {
       shuttingDown = true;
-      await options.operations.abortAll('shutdown');
+      const left = await options.operations.abortAll('shutdown', 1e9);
+      if (left > 0) log.warn('operations still running at shutdown; closing the tunnel anyway', { operations: left });
       const cut = setTimeout(() => end('shutdown'), CLOSE_GRACE_MS);
       session?.close(() => end('shutdown'));
       await closed;
