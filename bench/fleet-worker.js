@@ -4,7 +4,9 @@
  * lock and config directory), or with `client: 'tunnel'` only the daemon's tunnel loop (discovery,
  * carrier choice, backoff, hello, reverse HTTP/2 with the exec handler): a tenth of the memory, so
  * 10,000 fit on one machine. Tells the parent, over IPC, each time a device's tunnel comes up.
- * The parent sends 'stop' to end it. The fleet stands for devices across a network, so `auto`
+ * With `tunnel` ("host:port", e.g. a balancer in front of several replicas) the runtimes dial it
+ * instead of the address GET /auth/config announces, as `--tunnel` does; each lost tunnel is told
+ * too ({down}). The parent sends 'stop' to end it. The fleet stands for devices across a network, so `auto`
  * counts the loopback server as far (SVC_QUIC_NEAR_RTT=off) and stays on QUIC, as it would there.
  */
 const { mkdirSync } = require('node:fs');
@@ -16,19 +18,22 @@ const { loadRuntimeConfig } = runtime('config/runtime-config');
 const { runDaemon } = runtime('runtime-daemon');
 const { RuntimeLogger } = runtime('logging/runtime-logger');
 
-const { serverUrl, caFile, keys, dir, transport, client } = JSON.parse(process.argv[2]);
+const { serverUrl, caFile, keys, dir, transport, client, tunnel } = JSON.parse(process.argv[2]);
 const stop = new AbortController();
 require('node:events').setMaxListeners(0, stop.signal);
 const silent = { write: () => true };
 
+/** The daemon's own log lines say when its tunnel comes up or is lost: that is what the parent counts. */
+function tell(line, index) {
+  if (line.includes('"msg":"tunnel up"')) process.send({ up: index });
+  else if (line.includes('"msg":"tunnel lost"')) process.send({ down: index });
+}
+
 function start(apiKey, index) {
   const home = join(dir, `device-${index}`);
   mkdirSync(home, { recursive: true });
-  const config = loadRuntimeConfig({ server: serverUrl, ca: caFile, transport, 'log-level': 'info' }, { SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SVC_QUIC_NEAR_RTT: 'off' });
-  // The daemon's own log line says when its tunnel is up: that is what the parent counts.
-  const log = new RuntimeLogger('info', (line) => {
-    if (line.includes('"msg":"tunnel up"')) process.send({ up: index });
-  });
+  const config = loadRuntimeConfig({ server: serverUrl, ca: caFile, transport, 'log-level': 'info', ...(tunnel && { tunnel }) }, { SVC_API_KEY: apiKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SVC_QUIC_NEAR_RTT: 'off' });
+  const log = new RuntimeLogger('info', (line) => tell(line, index));
   return runDaemon(config, { stdin: process.stdin, stdout: silent, stderr: silent }, log, stop.signal).catch((error) => process.send({ failed: index, error: String(error) }));
 }
 
@@ -36,7 +41,9 @@ function start(apiKey, index) {
 function tunnelOnly(apiKey, index) {
   const { ServerApi } = runtime('http/server-api');
   const { loadTunnelTrust } = runtime('tunnel/tls-trust');
-  const { discoverTunnel } = runtime('tunnel/tunnel-discovery');
+  const { discoverTunnel, withAnnouncedQuic } = runtime('tunnel/tunnel-discovery');
+  const { parseHostPort } = runtime('config/runtime-variables');
+  const given = tunnel ? parseHostPort(tunnel) : undefined;
   const { openTunnel } = runtime('tunnel/tunnel-connection');
   const { connectWithTransport } = runtime('tunnel/transport-select');
   const { runTunnelLoop } = runtime('tunnel/tunnel-loop');
@@ -47,9 +54,7 @@ function tunnelOnly(apiKey, index) {
   const { sleep } = runtime('util/abortable');
   const trust = loadTunnelTrust(caFile, undefined);
   const api = new ServerApi(new URL(serverUrl), trust.ca);
-  const log = new RuntimeLogger('info', (line) => {
-    if (line.includes('"msg":"tunnel up"')) process.send({ up: index });
-  });
+  const log = new RuntimeLogger('info', (line) => tell(line, index));
   const operations = new OperationRegistry();
   const router = new StreamRouter({ exec: handleExec }, operations, log);
   const hello = { version: 'bench', boot_id: `bench-${process.pid}-${index}` };
@@ -60,7 +65,7 @@ function tunnelOnly(apiKey, index) {
           mode: transport,
           probeIntervalMs: 60_000,
           nearRttMs: 0,
-          target: () => discoverTunnel(api),
+          target: () => (given ? withAnnouncedQuic(given, api) : discoverTunnel(api)),
           open: (target, carrier, connectTimeoutMs, note) => openTunnel({ target, carrier, connectTimeoutMs, trust, apiKey, runtime: note ? { ...hello, carrier_note: note } : hello, router, operations, log }),
           log,
         }),

@@ -18,6 +18,9 @@
  *   exec (exec.js): POST /api/exec vs a local spawn, `svc exec -- true` vs `ssh host true`, and
  *      how soon output written on the device reaches svc's stdout;
  *   cli (cli-startup.js): `svc --version` / `--help` vs `node -e 0`;
+ *   replicas (replicas.js): three replicas on NATS: forward throughput and exec p50 through a
+ *      replica for a device another holds vs on the holder, failover after the holder's SIGKILL,
+ *      and 3,000 tunnels re-homed after one replica's SIGKILL;
  *   links (carrier-links.js): the TCP and QUIC carriers on emulated device links (delay, loss,
  *      rate cap; runtime in its own network namespace): forward, exec, recovery from a loss
  *      burst, QUIC/TCP ratios; needs root, skips with the reason otherwise.
@@ -156,6 +159,7 @@ const SECTIONS = [
   ['cp', () => require('./cp').benchCp()],
   ['exec', () => benchExec()],
   ['cli', () => benchCliStartup()],
+  ['replicas', () => require('./replicas').benchReplicas()],
   ['links', () => require('./carrier-links').benchCarrierLinks()],
 ];
 

@@ -10,6 +10,7 @@ import { strictValidationPipe } from './common/validation.pipe';
 import { jsonBodyMiddleware } from './common/json-body.middleware';
 import { ADMIN_KEY_HEADER } from './auth/admin-key';
 import { installClientErrorHandler } from './common/client-error.handler';
+import { closeIdleConnectionsOnStop } from './common/idle-connections-on-stop';
 import { dashboardMiddleware } from './web/dashboard.middleware';
 
 /**
@@ -39,6 +40,7 @@ export async function createServerApp(config: ServerConfig, options: AppOptions 
   app.disable('x-powered-by');
   Object.assign(app.getHttpServer(), REST_TIMEOUTS);
   installClientErrorHandler(app.getHttpServer());
+  closeIdleConnectionsOnStop(app.getHttpServer());
   app.enableShutdownHooks();
 
   const document = SwaggerModule.createDocument(

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { TLSSocket } from 'node:tls';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { HelloRequest, TUNNEL_ALPN, TUNNEL_LIMITS } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { TunnelAcceptor, TunnelAdmission, TunnelCarrier, TunnelSession } from './tunnel-carrier';
@@ -34,7 +34,7 @@ export interface TunnelEndpoint {
  * its key is revoked, including a revocation that lands while that device's key is being checked.
  */
 @Injectable()
-export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnApplicationShutdown {
+export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   readonly heartbeatSecs = TUNNEL_LIMITS.heartbeatSecs;
   private readonly carriers: TunnelCarrier[] = [];
   private endpointInfo: TunnelEndpoint | null = null;
@@ -92,10 +92,17 @@ export class RelayService implements TunnelAcceptor, OnApplicationBootstrap, OnA
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    // Runtimes hear why (GOAWAY) before the carriers stop, so they log it and reconnect at once;
-    // a replica spreads the closes over DRAIN_SECS, so its runtimes do not all move in one instant.
+  /**
+   * Runtimes hear why (GOAWAY) before the carriers stop, so they log it and reconnect at once;
+   * a replica spreads the closes over DRAIN_SECS, so its runtimes do not all move in one instant.
+   * Before the REST server stops: it waits for its requests, and a job log followed or an exec
+   * streamed from a device here ends only when that device's tunnel does.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.registry.closeAll('server shutting down', this.config.replicas?.drainMs ?? 0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.carriers.splice(0).map((carrier) => carrier.close()));
   }
 

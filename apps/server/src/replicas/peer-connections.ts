@@ -17,10 +17,12 @@ export const PEER_DEAD_AFTER_MS = 5_000;
  */
 export class PeerConnections {
   private readonly sessions = new Map<string, Promise<ClientHttp2Session>>();
+  private closed = false;
 
   constructor(private readonly key: Buffer) {}
 
   session(address: string): Promise<ClientHttp2Session> {
+    if (this.closed) return Promise.reject(new Error('this replica is shutting down'));
     let session = this.sessions.get(address);
     if (!session) {
       const opened = this.open(address);
@@ -41,8 +43,15 @@ export class PeerConnections {
     void session?.then((s) => s.destroy(), () => undefined);
   }
 
+  /**
+   * This replica is stopping: every stream it relays through another replica is cut now (its
+   * caller told, as when its own tunnel closes), and no new one opens. A graceful close would wait
+   * for them, and a follow or a shell through the hop never ends on its own.
+   */
   close(): void {
-    for (const session of this.sessions.values()) void session.then((s) => s.close(), () => undefined);
+    this.closed = true;
+    // With an error, so each stream fails (a plain destroy can look like a clean end to a relay).
+    for (const session of this.sessions.values()) void session.then((s) => s.destroy(new Error('this replica is shutting down')), () => undefined);
     this.sessions.clear();
   }
 

@@ -48,6 +48,11 @@ export class ReplicaBus {
     }
   }
 
+  /** Cuts the streams this replica relays through the others (shutdown, before the REST server waits for its requests). */
+  closePeerHop(): void {
+    this.connections.close();
+  }
+
   async close(): Promise<void> {
     this.connections.close();
     this.events.close();
