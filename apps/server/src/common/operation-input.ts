@@ -1,5 +1,5 @@
 import Ajv, { ValidateFunction } from 'ajv';
-import { HttpMethod, HttpRoute, InvalidInputError, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, ROUTE_INPUTS, RouteInputName, routeInputSchema, routeParams, SubRoute } from '@svc/common';
+import { HttpMethod, HttpRoute, InvalidInputError, RouteBody, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, ROUTE_INPUTS, RouteInputName, routeInputSchema, routeParams, SubRoute } from '@svc/common';
 import { prototypeKeyPath, summarize } from './validation.pipe';
 
 /** What a request of a catalog route carries, wherever each parameter travels. */
@@ -36,7 +36,7 @@ export function plainRouteInput(name: RouteInputName, method: string, request: O
   return checkedInput({ method: method as HttpMethod, path: '' }, params, { params: {}, query: request.query, body: request.body }, validate);
 }
 
-function checkedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: true }, params: Record<string, ParamSpec>, request: RouteRequest, validate: ValidateFunction): Record<string, unknown> {
+function checkedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: RouteBody }, params: Record<string, ParamSpec>, request: RouteRequest, validate: ValidateFunction): Record<string, unknown> {
   const sendsBody = http.method !== 'GET' && http.method !== 'DELETE';
   const body = sendsBody ? (request.body ?? {}) : {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');

@@ -1,5 +1,5 @@
-import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
-import { device, deviceStream, EXEC_LIMITS, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, PATH, remotePath, syncId, TRANSFER } from './route-params';
+import { answer, BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
+import { DEPLOY_BODY, device, deviceStream, EXEC_LIMITS, FILE_BYTES, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, ON_DEVICE, ON_DEVICE_FILES, PATH, remotePath, syncId, TRANSFER } from './route-params';
 import { FILE_LIMITS } from '../file-limits';
 import { TOOL_ROLES } from '../roles';
 import { LIMITS } from '../limits';
@@ -49,7 +49,7 @@ export const OPERATIONS = [
   }),
   defineOperation({ name: 'device_show', http: route('GET', '/devices/{device}'), summary: 'One device, as devices_list lists it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
   defineOperation({ name: 'device_capabilities', http: route('GET', '/devices/{device}/capabilities'), summary: 'What the caller may do with a device, as AccessPolicy decides it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
-  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) } }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }, { answer: answer('device_status_one') }) } }),
   defineOperation({
     name: 'device_audit_logs',
     http: route('POST', '/devices/audit-logs'),
@@ -58,7 +58,7 @@ export const OPERATIONS = [
     readOnly: true,
     capability: 'device:view',
     params: { ...BATCH_TARGET, ...AUDIT_RANGE },
-    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device: ANY_DEVICE, ...AUDIT_RANGE }) },
+    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device: ANY_DEVICE, ...AUDIT_RANGE }, { answer: answer('device_audit_logs_one') }) },
   }),
   // Device access control
   defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, capability: 'device:view', params: { device } }),
@@ -80,7 +80,7 @@ export const OPERATIONS = [
     readOnly: true,
     capability: 'device:read-files',
     params: { path: str('<device>:<path>') },
-    routes: { list: subRoute('GET', '/devices/{device}/files', 'device:read-files', { device, path: PATH }) },
+    routes: { list: subRoute('GET', '/devices/{device}/files', 'device:read-files', { device, path: PATH }, { answer: answer('files_list'), errors: ON_DEVICE_FILES }) },
   }),
   defineOperation({
     name: 'device_cp',
@@ -91,9 +91,9 @@ export const OPERATIONS = [
     params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') },
     routes: {
       /** The file's bytes, its metadata in headers and its checksum as a trailer (docs/protocol.md, "Files"). */
-      download: subRoute('GET', '/devices/{device}/files/content', 'device:read-files', TRANSFER),
+      download: subRoute('GET', '/devices/{device}/files/content', 'device:read-files', TRANSFER, { answer: answer('files_content', 'application/octet-stream'), errors: ON_DEVICE_FILES }),
       /** The file's bytes as the body, its metadata and checksum in headers or a trailer. */
-      upload: subRoute('PUT', '/devices/{device}/files/content', 'device:write-files', { ...TRANSFER, name: optStr('when the path is an existing directory, write into it under this name', { maxLength: 255 }) }, { rawBody: true }),
+      upload: subRoute('PUT', '/devices/{device}/files/content', 'device:write-files', { ...TRANSFER, name: optStr('when the path is an existing directory, write into it under this name', { maxLength: 255 }) }, { rawBody: FILE_BYTES, answer: answer('files_written'), errors: [...ON_DEVICE_FILES, 'INSUFFICIENT_STORAGE'] }),
     },
   }),
   defineOperation({
@@ -116,15 +116,15 @@ export const OPERATIONS = [
         path: PATH,
         exclude: strList('gitignore-like patterns to skip (docs/protocol.md, "Files")', false, { maxItems: FILE_LIMITS.maxExcludePatterns, maxLength: FILE_LIMITS.maxPatternLength }),
         hash: bool('hash every file (sha256); otherwise size and mtime decide', false),
-      }),
+      }, { answer: answer('files_manifest', 'application/x-ndjson'), errors: ON_DEVICE_FILES }),
       delete: subRoute('POST', '/devices/{device}/files/delete', 'device:write-files', {
         device,
         root: remotePath('the sync root on the device; nothing outside it is deleted'),
         paths: strList(`paths relative to the root ('/'-separated, no '..'), at most ${FILE_LIMITS.maxDeletePaths}`, true, { minItems: 1, maxItems: FILE_LIMITS.maxDeletePaths, maxLength: FILE_LIMITS.maxPathBytes }),
         sync: syncId,
-      }),
+      }, { answer: answer('files_deleted'), errors: ON_DEVICE_FILES }),
       /** Writes the sync's audit entry now; answers what the server counted. */
-      sync_end: subRoute('POST', '/devices/{device}/files/sync-end', 'device:read-files', { device, sync: syncId }),
+      sync_end: subRoute('POST', '/devices/{device}/files/sync-end', 'device:read-files', { device, sync: syncId }, { answer: answer('files_sync_end') }),
     },
   }),
   // Remote execution
@@ -185,14 +185,14 @@ export const OPERATIONS = [
     },
     routes: {
       /** The body is a DeployRequest built from `file` on the caller's side (docs/runspec.md, DEPLOY_REQUEST_SCHEMA), read after authorization with its own size limit. */
-      jobs: subRoute('POST', '/devices/{device}/deployments/jobs', 'device:deploy', { device }, { rawBody: true }),
+      jobs: subRoute('POST', '/devices/{device}/deployments/jobs', 'device:deploy', { device }, { rawBody: DEPLOY_BODY, answer: answer('deployment_jobs_deploy') }),
       /** A job's log from the device as text (it may hold what the job prints of its secrets, so it needs what deploying needs). */
       job_logs: subRoute('GET', '/devices/{device}/deployments/jobs/{job_id}/logs', 'device:deploy', {
         device,
         job_id: str('job id', JOB_ID),
         follow: bool('keep the answer open and stream new lines', false),
         tail: num('start with the last N lines', JOB_LOGS_DEFAULT_TAIL, { integer: true, minimum: 0, maximum: JOB_LOGS_MAX_TAIL, rule: `a number of lines (0-${JOB_LOGS_MAX_TAIL})` }),
-      }),
+      }, { answer: answer('deployment_job_logs', 'text/plain'), errors: ON_DEVICE }),
     },
   }),
   defineOperation({

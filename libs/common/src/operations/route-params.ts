@@ -1,7 +1,8 @@
 /** Parameters that several routes of the catalog share (catalog.ts): the file routes', the client streams'. */
-import { DEVICE_REF, optStr, str, SubRoute, subRoute } from './contract';
+import type { ErrorCode } from '../errors';
+import { DEVICE_REF, optStr, RouteBody, str, SubRoute, subRoute } from './contract';
 import { FILE_LIMITS } from '../file-limits';
-import { JOB_ID_PATTERN } from '../deployments/schema';
+import { DEPLOY_REQUEST_SCHEMA, JOB_ID_PATTERN } from '../deployments/schema';
 
 export const device = str('device name or id', DEVICE_REF);
 
@@ -21,6 +22,14 @@ export const TRANSFER = {
   within: optStr('refuse unless the path stays inside this directory on the device, symbolic links included (sync)', { maxLength: FILE_LIMITS.maxPathBytes }),
   sync: optStr(syncId.description, SYNC_ID),
 };
+/** The refusals of a route whose answer comes from the device (routeErrors beyond every route's): what it says, or its absence. */
+export const ON_DEVICE: readonly ErrorCode[] = ['NOT_FOUND', 'DEVICE_OFFLINE', 'TIMEOUT'];
+/** The same for the file routes, whose device also refuses a busy or existing path (fs-errors.ts). */
+export const ON_DEVICE_FILES: readonly ErrorCode[] = [...ON_DEVICE, 'CONFLICT'];
+/** device_cp's upload body: the file's bytes; size, mode, mtime and checksum travel in x-svc-* headers (or the checksum as a trailer). */
+export const FILE_BYTES: RouteBody = { media: 'application/octet-stream', schema: { type: 'string', format: 'binary' } };
+/** device_deploy's `jobs` body: a DeployRequest (docs/runspec.md), read after authorization with its own size limit. */
+export const DEPLOY_BODY: RouteBody = { media: 'application/json', schema: DEPLOY_REQUEST_SCHEMA };
 /** A client stream on a device: its target in the path, its arguments in `svc-args`. */
 export const deviceStream = (what: string, capability: SubRoute['capability']) => subRoute('POST', `/v1/devices/{device}/${what}`, capability, { device }, { stream: true });
 
