@@ -29,6 +29,16 @@ export function subRouteInput(name: string, route: SubRoute, request: RouteReque
   return checkedInput(route, route.params, route.rawBody ? { params: request.params, query: request.query } : request, validate);
 }
 
+/**
+ * A client stream's `svc-args`, checked against the stream's `args` in the catalog with the same
+ * validator and the same 400 as a REST route's input: every field at fault named, nothing else accepted.
+ */
+export function streamArgsInput(name: string, route: SubRoute, args: Record<string, unknown>): Record<string, unknown> {
+  const params = route.args ?? {};
+  const validate = validatorFor(`stream:${name}`, () => inputSchema(params, { limits: true }));
+  return checkedInput({ method: 'POST', path: '' }, params, { params: {}, query: {}, body: args }, validate);
+}
+
 /** The same for a route outside the catalog (ROUTE_INPUTS): its input in the query (GET) or the JSON body. */
 export function plainRouteInput(name: RouteInputName, method: string, request: Omit<RouteRequest, 'params'>): Record<string, unknown> {
   const params: Record<string, ParamSpec> = ROUTE_INPUTS[name];

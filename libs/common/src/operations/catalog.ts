@@ -1,5 +1,5 @@
 import { answer, BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
-import { DEPLOY_BODY, device, deviceStream, EXEC_LIMITS, FILE_BYTES, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, ON_DEVICE, ON_DEVICE_FILES, PATH, remotePath, syncId, TRANSFER } from './route-params';
+import { DEPLOY_BODY, device, deviceStream, EXEC_LIMITS, FILE_BYTES, FORWARD_ARGS, NO_NUL, SHELL_ARGS, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, ON_DEVICE, ON_DEVICE_FILES, PATH, remotePath, syncId, TRANSFER } from './route-params';
 import { FILE_LIMITS } from '../file-limits';
 import { TOOL_ROLES } from '../roles';
 import { LIMITS } from '../limits';
@@ -15,6 +15,8 @@ const INSTANT = { maxLength: 40 } as const;
 /** `device_exec`'s limits, which the server, the runtime, the CLI and the MCP tool all read from here. */
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
 export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
+const EXEC_COMMAND = strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024, ...NO_NUL });
+const EXEC_TIMEOUT = num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS });
 const role = str('role', { enum: TOOL_ROLES });
 /** The by-path reads look any reference up (their service decides): one too long names no device, a 404 like any other. */
 const ANY_DEVICE = str('device name or id');
@@ -135,14 +137,13 @@ export const OPERATIONS = [
     batch: true,
     readOnly: false,
     capability: 'device:exec',
-    params: {
-      ...BATCH_TARGET,
-      command: strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024 }),
-      timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }),
-    },
+    params: { ...BATCH_TARGET, command: EXEC_COMMAND, timeout_secs: EXEC_TIMEOUT },
     limits: EXEC_LIMITS,
     /** `svc exec` streams stdin and output as they come; `svc shell` runs under the same capability. */
-    routes: { stream: deviceStream('exec', 'device:exec'), shell: deviceStream('shell', 'device:exec') },
+    routes: {
+      stream: deviceStream('exec', 'device:exec', { command: EXEC_COMMAND, timeout_secs: EXEC_TIMEOUT, stdin: bool('stdin travels as STDIN frames (else it is closed at once)', false) }),
+      shell: deviceStream('shell', 'device:exec', SHELL_ARGS),
+    },
   }),
   defineOperation({
     name: 'docker_exec',
@@ -154,7 +155,7 @@ export const OPERATIONS = [
     /** Per captured stream (the MCP tool's): `docker save` or `docker logs` can print without end. */
     limits: { outputCapBytes: 16 * 1024 * 1024 },
     /** One stream per connection the local container CLI makes to the device's engine. */
-    routes: { stream: deviceStream('docker', 'device:exec') },
+    routes: { stream: deviceStream('docker', 'device:exec', {}) },
   }),
   // Port forwarding
   defineOperation({
@@ -165,7 +166,7 @@ export const OPERATIONS = [
     capability: 'device:forward',
     params: { device, specs: strList('<local>:<remote> pairs') },
     /** One stream per connection the local listener accepts. */
-    routes: { stream: deviceStream('forward', 'device:forward') },
+    routes: { stream: deviceStream('forward', 'device:forward', FORWARD_ARGS) },
   }),
   defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, readOnly: false, capability: null, params: { session_id: str('forward session id') } }),
   defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, readOnly: true, capability: null, params: {} }),
@@ -279,7 +280,7 @@ export function findOperation(name: string) {
 
 export type OperationContractOf<N extends OperationName> = Extract<(typeof OPERATIONS)[number], { name: N }>;
 
-type ValueOf<P> = P extends { type: 'string[]' } ? string[] : P extends { type: 'number' } ? number : P extends { type: 'boolean' } ? boolean : P extends { enum: readonly (infer E)[] } ? E : string;
+type ValueOf<P> = P extends { type: 'string[]' } ? string[] : P extends { type: 'env' } ? Record<string, string> : P extends { type: 'number' } ? number : P extends { type: 'boolean' } ? boolean : P extends { enum: readonly (infer E)[] } ? E : string;
 type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> ? K : never }[keyof Ps];
 export type ParamsInput<Ps> = [keyof Ps] extends [never]
   ? Record<string, never>

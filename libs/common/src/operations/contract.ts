@@ -7,7 +7,8 @@ import { ErrorCode, HTTP_STATUS_BY_CODE } from '../errors';
 import { LIMITS } from '../limits';
 import type { ROUTE_RESULT_SCHEMAS } from './result-schemas';
 
-export type ParamType = 'string' | 'number' | 'boolean' | 'string[]';
+/** `env`: environment variables, names (no `=`, no NUL) to string values (the shell and exec streams'). */
+export type ParamType = 'string' | 'number' | 'boolean' | 'string[]' | 'env';
 
 /**
  * What the server accepts beyond the type (the route's input schema, routeInputSchema): the
@@ -263,6 +264,8 @@ export const num = (description: string, dflt?: number, limits: ParamLimits = {}
   ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }), ...limits }) as Param<'number', false>;
 export const bool = (description: string, dflt: boolean) =>
   ({ type: 'boolean', required: false, default: dflt, description }) as Param<'boolean', false>;
+/** Environment variables; `limits` bound each value's length (maxLength) and the count (maxItems). */
+export const envMap = (description: string, limits: ParamLimits = {}) => ({ type: 'env', required: false, description, ...limits }) as Param<'env', false>;
 export const strList = <const R extends boolean = true>(description: string, required: R = true as R, limits: ParamLimits = {}) =>
   ({ type: 'string[]', required, description, ...limits }) as Param<'string[]', R>;
 
