@@ -110,6 +110,11 @@ export interface OperationContract {
    */
   routes?: Record<string, SubRoute>;
   /**
+   * The `svc` command (`orgs show`) derived from this entry (apps/cli/src/catalog-command.ts),
+   * for a tool without a command written by hand.
+   */
+  command?: string;
+  /**
    * false: a REST operation that is no tool (not in tools.md, not an extension): `svc mcp` does not
    * list it and no `svc` command is required for it; the SDK calls it by name like any other.
    */
