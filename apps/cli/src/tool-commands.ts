@@ -1,4 +1,4 @@
-import { OPERATIONS, ToolName } from '@svc/common';
+import { OPERATIONS, ToolName } from '@svc/common/operations';
 
 /**
  * The `svc` command a person runs for each tool of the specification and each extension
