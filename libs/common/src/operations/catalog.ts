@@ -231,6 +231,7 @@ export const OPERATIONS = [
   }),
   // Organization management
   defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, readOnly: true, capability: null, params: {} }),
+  defineOperation({ name: 'org_show', http: route('GET', '/orgs/{id}'), summary: 'One organization, as org_list lists it', batch: false, readOnly: true, capability: 'org:view', command: 'orgs show', params: { id: str('organization id') } }),
   defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, capability: 'server:create-orgs', params: { id: orgId('organization id'), email: email('owner e-mail') } }),
   defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, capability: 'org:delete', params: { id: str('organization id') } }),
   defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, capability: 'org:manage', params: { id: str('current organization id'), new_id: orgId('new organization id') } }),
@@ -255,7 +256,7 @@ export function isTool(op: object): boolean {
 }
 
 /** Operations beyond the tools of the specification (tools.md): the parity test allows exactly these. */
-export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename'];
+export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename', 'org_show'];
 
 /**
  * Operations that no single server route serves: file transfer, container and forwarding sessions

@@ -171,6 +171,7 @@ export const RESULT_SCHEMAS = {
   device_deployment_status: batched(deploymentStatusSchema),
   device_deployment_clone: deploymentSchema,
   org_list: array(organizationSchema),
+  org_show: organizationSchema,
   org_create: status('created'),
   org_delete: status('deleted'),
   org_update: status('updated'),
