@@ -103,6 +103,7 @@ describe('operation catalog: calls as the catalog describes them', () => {
     expect((await call('org_list', alice, {})).map((org: { id: string }) => org.id)).toEqual(['acme-2']);
     await call('org_members_add', alice, { org_id: 'acme-2', email: BOB, role: 'viewer' });
     expect(await call('org_members_list', alice, { org_id: 'acme-2' })).toHaveLength(2);
+    expect(await call('org_show', alice, { id: 'acme-2' })).toEqual({ id: 'acme-2', owner: ALICE, members: 2 });
     expect(await call('org_capabilities', alice, { org_id: 'acme-2' })).toEqual({ org_id: 'acme-2', capabilities: [...ORG_CAPABILITIES] });
     expect((await call('org_capabilities', server.admin, { org_id: 'acme-2' })).capabilities).toContain('org:view');
     expect(await call('server_capabilities', alice, {})).toEqual({ capabilities: [] });

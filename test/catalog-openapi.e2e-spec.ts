@@ -1,26 +1,63 @@
 /**
- * The operation catalog (libs/common) and the server agree: every routed operation is served at
- * its method and path, with the catalog's parameters where the catalog says they travel, and has a
- * documented response. The CLI SDK and `svc mcp` are built on the catalog, so a drift here would
- * make them call routes that do not exist.
+ * The operation catalog (libs/common) and the server agree: every routed operation and every
+ * route of an operation's `routes` (files, deploy, a job's log, the by-path reads) is served at
+ * its method and path, bound from its catalog entry (`x-svc-operation`), with the catalog's
+ * parameters where the catalog says they travel, its body and answer in their media types and
+ * schemas, and its refusals. The CLI SDK and `svc mcp` are built on the catalog, so a drift here
+ * would make them call routes that do not exist. A route written by hand (not bound from the
+ * catalog) fails the last test unless it is one of the few outside the catalog.
  */
-import { OperationContract, OPERATIONS, paramLocation, ParamSpec, pathParams, UNROUTED_OPERATIONS } from '@svc/common';
+import {
+  errorBodySchema,
+  OperationContract,
+  OPERATIONS,
+  paramLocation,
+  ParamSpec,
+  pathParams,
+  RESULT_SCHEMAS,
+  ROUTE_RESULT_SCHEMAS,
+  routeErrors,
+  routeParams,
+  subRoutes,
+  UNROUTED_OPERATIONS,
+} from '@svc/common';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { startTestServer, TestServer } from './fixtures/test-server';
 
+type Schema = { $ref?: string; properties?: Record<string, unknown>; required?: string[] };
 interface OpenApiOperation {
+  'x-svc-operation'?: string;
   parameters?: { name: string; in: string; required?: boolean }[];
-  requestBody?: { content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown>; required?: string[] } }> };
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { description?: string; content?: Record<string, { schema: unknown }> }>;
 }
 interface OpenApiDoc {
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+  components: { schemas: Record<string, Schema> };
 }
+
+/** The routes outside the catalog: sign-in, the runtime's registration, the users API, tickets, health, metrics (the event stream is left out of the document). */
+const OFF_CATALOG = [
+  'GET /auth/config',
+  'POST /auth/device',
+  'GET /auth/device/status',
+  'POST /devices/registrations/reject',
+  'GET /me',
+  'GET /users',
+  'POST /users/{email}/approve',
+  'POST /users/{email}/admin',
+  'POST /users/{email}/reset-subject',
+  'POST /api/tickets',
+  'GET /health',
+  'GET /metrics',
+];
 
 /** `/orgs/{org_id}/members` and `/orgs/{id}/members` are the same route. */
 const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
 const CATALOG: readonly OperationContract[] = OPERATIONS;
+const REST_SUB_ROUTES = subRoutes().filter(({ route }) => !route.stream);
+/** JSON through JSON, as the document travels: drops the `undefined` the catalog's objects may hold. */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe('operation catalog ↔ OpenAPI', () => {
   let idp: IdentityProviderHandle;
@@ -49,45 +86,90 @@ describe('operation catalog ↔ OpenAPI', () => {
     return key ? doc.paths[key][method.toLowerCase()] : undefined;
   }
 
-  it.each(routed.map((op) => [op.name, op] as const))('%s is served where the catalog says, with its parameters', (_name, op) => {
-    const http = op.http!;
-    const operation = served(http.method, http.path);
-    expect(operation).toBeDefined();
+  /** Each parameter documented where the catalog sends it, required there only if the caller must give it, nothing else demanded. */
+  function expectParameters(operation: OpenApiOperation, route: Parameters<typeof paramLocation>[0] & { either?: readonly string[] }, params: Record<string, ParamSpec>): void {
+    const inPath = (operation.parameters ?? []).filter((p) => p.in === 'path');
+    expect(inPath.map((p) => p.name).sort()).toEqual(pathParams(route).sort());
 
-    const inPath = (operation!.parameters ?? []).filter((p) => p.in === 'path');
-    expect(inPath).toHaveLength(pathParams(http).length);
-
-    const query = new Map((operation!.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.required === true]));
-    const schema = operation!.requestBody?.content['application/json']?.schema;
+    const query = new Map((operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.required === true]));
+    const schema = route.rawBody ? undefined : operation.requestBody?.content['application/json']?.schema;
     const body = schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
     const bodyRequired = new Set(body?.required ?? []);
     const documented = (param: string, where: 'path' | 'query' | 'body') =>
       where === 'path' ? 'path' : where === 'query' ? (query.has(param) ? `query${query.get(param) ? '!' : ''}` : 'missing') : body?.properties?.[param] ? `body${bodyRequired.has(param) ? '!' : ''}` : 'missing';
 
-    const params: Record<string, ParamSpec> = { ...op.params, ...http.extra };
     for (const [param, spec] of Object.entries(params)) {
-      const where = paramLocation(http, param);
+      const where = paramLocation(route, param);
       const got = documented(param, where);
-      // Documented where the catalog sends it; required there only if the tool must give it.
       expect([param, got.replace('!', '')]).toEqual([param, where]);
       if (got.endsWith('!')) expect([param, spec.required]).toEqual([param, true]);
     }
-    // The route demands nothing the operation does not send.
     const demanded = [...bodyRequired, ...[...query].filter(([, required]) => required).map(([name]) => name)];
     for (const name of demanded) expect(Object.keys(params)).toContain(name);
+  }
+
+  /** Exactly the catalog's refusals (routeErrors), each status with the one error body. */
+  function expectErrors(operation: OpenApiOperation, route: Parameters<typeof routeErrors>[0]): void {
+    const expected = routeErrors(route);
+    const documented = Object.entries(operation.responses).filter(([status]) => !status.startsWith('2'));
+    expect(documented.map(([status, response]) => [Number(status), response.description]).sort()).toEqual([...expected].map(([status, codes]) => [status, codes.join(', ')]).sort());
+    // A refusal is JSON whatever the route answers on success (an NDJSON route lists it under its media type too).
+    for (const [, response] of documented) expect(response.content?.['application/json']).toEqual({ schema: plain(errorBodySchema) });
+  }
+
+  it.each(routed.map((op) => [op.name, op] as const))('%s is served where the catalog says, with its parameters', (name, op) => {
+    const operation = served(op.http!.method, op.http!.path);
+    expect(operation?.['x-svc-operation']).toBe(name);
+    expectParameters(operation!, op.http!, routeParams(op));
   });
 
-  it.each(routed.map((op) => [op.name, op] as const))('%s documents its answer', (_name, op) => {
+  it.each(routed.map((op) => [op.name, op] as const))('%s documents the catalog\'s answer and refusals', (name, op) => {
     const operation = served(op.http!.method, op.http!.path)!;
     const ok = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
-    expect(ok.length).toBeGreaterThan(0);
-    expect(ok.some(([, response]) => response.content !== undefined)).toBe(true);
+    expect(ok).toHaveLength(1);
+    const schema = ok[0][1].content?.['application/json']?.schema as { oneOf?: unknown[] };
+    const result = plain(RESULT_SCHEMAS[name as keyof typeof RESULT_SCHEMAS]);
+    // devices_list also answers a page when paging is asked for.
+    if (name === 'devices_list') expect(schema.oneOf).toEqual([result, plain(ROUTE_RESULT_SCHEMAS.devices_list_page)]);
+    else expect(schema).toEqual(result);
+    expectErrors(operation, { ...op.http!, capability: op.capability, params: routeParams(op) });
   });
 
-  it('documents a JSON answer for every route it serves, tools or not', () => {
+  it.each(REST_SUB_ROUTES.map(({ name, route }) => [name, route] as const))('route %s is served where the catalog says, with its parameters, body, answer and refusals', (name, route) => {
+    const operation = served(route.method, route.path);
+    expect(operation?.['x-svc-operation']).toBe(name);
+    expectParameters(operation!, route, route.params);
+
+    if (route.rawBody) expect(operation!.requestBody?.content).toEqual({ [route.rawBody.media]: { schema: plain(route.rawBody.schema) } });
+    const ok = Object.entries(operation!.responses).filter(([status]) => status.startsWith('2'));
+    expect(ok.map(([, response]) => response.content)).toEqual([{ [route.answer!.media]: { schema: plain(ROUTE_RESULT_SCHEMAS[route.answer!.result]) } }]);
+    expectErrors(operation!, route);
+  });
+
+  it('serves nothing but the catalog\'s routes, bound from their entries, and the few routes outside it', () => {
+    const catalog = new Map<string, string>([
+      ...routed.map((op) => [`${op.http!.method} ${shape(op.http!.path)}`, op.name] as [string, string]),
+      ...REST_SUB_ROUTES.map(({ name, route }) => [`${route.method} ${shape(route.path)}`, name] as [string, string]),
+    ]);
+    const offCatalog = new Set(OFF_CATALOG.map((route) => route.replace(/\{[^}]+\}/g, '{}')));
+    const strays = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${shape(path)}`, bound: operation['x-svc-operation'] }))
+        .filter(({ route, bound }) => (bound === undefined ? !offCatalog.has(route) : catalog.get(route) !== bound))
+        .map(({ route, bound }) => `${route}${bound ? ` (bound as ${bound})` : ''}`),
+    );
+    expect(strays).toEqual([]);
+    const documented = new Set(Object.entries(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${shape(path)}`)));
+    expect([...offCatalog].filter((route) => !documented.has(route))).toEqual([]);
+    // Every catalog route is in the document (the it.each above checks each; this counts them).
+    const bound = Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((operation) => operation['x-svc-operation'])).filter((name) => name !== undefined);
+    expect(bound.sort()).toEqual([...catalog.values()].sort());
+  });
+
+  it('documents an answer for every route it serves, tools or not', () => {
     const undocumented = Object.entries(doc.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
-        .filter(([, operation]) => !Object.entries(operation.responses).some(([status, response]) => status.startsWith('2') && response.content?.['application/json'] !== undefined))
+        .filter(([, operation]) => !Object.entries(operation.responses).some(([status, response]) => status.startsWith('2') && response.content !== undefined))
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(undocumented).toEqual([]);

@@ -230,6 +230,7 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
           'device_deployment_active',
           'device_deployment_status',
           'org_list',
+          'org_show',
           'org_members_list',
           'org_devices_list',
         ].sort(),

@@ -4,12 +4,14 @@
 const { writeFileSync, rmSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const { Plugin } = require('@oclif/core');
+const { writeCatalogCommands } = require('./write-catalog-commands');
 
 const root = resolve(__dirname, '..');
 const target = join(root, 'oclif.manifest.json');
 
 (async () => {
   rmSync(target, { force: true });
+  writeCatalogCommands();
   const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
   await plugin.load();
   writeFileSync(target, `${JSON.stringify(plugin.manifest)}\n`);

@@ -1,10 +1,14 @@
-import type { ToolName } from '@svc/common';
+import { OPERATIONS, ToolName } from '@svc/common/operations';
 
 /**
  * The `svc` command a person runs for each tool of the specification and each extension
- * (EXTENSION_OPERATIONS; oclif command ids, topics separated by spaces). A parity test checks every tool has one and that each command exists.
+ * (EXTENSION_OPERATIONS; oclif command ids, topics separated by spaces): written by hand, or
+ * derived from the catalog entry's `command`. A parity test checks every tool has one and that each command exists.
  */
-export const TOOL_COMMANDS: Record<ToolName, string> = {
+/** Tools whose command is derived from their catalog entry (`command`, catalog-command.ts). */
+type DerivedCommandTool = Extract<(typeof OPERATIONS)[number], { command: string }>['name'];
+
+const WRITTEN_COMMANDS: Record<Exclude<ToolName, DerivedCommandTool>, string> = {
   devices_list: 'devices list',
   devices_approve: 'devices approve',
   devices_reject: 'devices reject',
@@ -43,3 +47,8 @@ export const TOOL_COMMANDS: Record<ToolName, string> = {
   org_devices_add: 'orgs devices add',
   org_devices_remove: 'orgs devices remove',
 };
+
+export const TOOL_COMMANDS: Record<ToolName, string> = {
+  ...WRITTEN_COMMANDS,
+  ...Object.fromEntries(OPERATIONS.flatMap((op) => ('command' in op && typeof op.command === 'string' ? [[op.name, op.command]] : []))),
+} as Record<ToolName, string>;

@@ -20,6 +20,7 @@ describe('mcpTools', () => {
       'device_deployment_active',
       'device_deployment_status',
       'org_list',
+      'org_show',
       'org_members_list',
       'org_devices_list',
     ];

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { inputSchema as operationSchema, isTool, OperationContract, OperationName, OPERATIONS } from '@svc/common';
 import { OUTPUT_FIELD_LIMIT_BYTES } from './tool-output';
-import { TOOL_RETURNS } from './tool-returns';
+import { toolReturns } from './tool-returns';
 
 /** A catalog operation with its MCP listing. */
 export interface McpTool {
@@ -66,7 +66,7 @@ function toolDefinition(op: OperationContract): Tool {
 
 /** `<summary>. Returns <shape>. <note>`: what it does, what it returns, what a model must know to call it. */
 function describeTool(op: OperationContract): string {
-  const returns = TOOL_RETURNS[op.name as OperationName];
+  const returns = toolReturns(op.name as OperationName);
   const notes = [
     `${op.summary}.`,
     returns === undefined ? undefined : `Returns ${returns}.`,

@@ -1,4 +1,4 @@
-import type { OperationName } from '@svc/common';
+import { OperationName, RESULT_SCHEMAS } from '@svc/common/operations';
 
 /**
  * What each tool returns, in a model's words: one line per tool, part of its description
@@ -45,3 +45,19 @@ export const TOOL_RETURNS: Partial<Record<OperationName, string>> = {
   org_devices_add: '{status: "added"}',
   org_devices_remove: '{status: "removed"}',
 };
+
+type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; oneOf?: readonly Schema[] };
+
+/** A result schema in the same words (`{id, owner, members}`, `array of {…}`), for a tool TOOL_RETURNS does not word by hand. */
+function shapeOf(schema: Schema): string {
+  if (schema.oneOf) return shapeOf(schema.oneOf[0]);
+  if (schema.type === 'array' && schema.items) return `array of ${shapeOf(schema.items)}`;
+  if (schema.properties) return `{${Object.entries(schema.properties).map(([name, field]) => (field.properties || field.items ? `${name}: ${shapeOf(field)}` : name)).join(', ')}}`;
+  return `the ${schema.type ?? 'value'}`;
+}
+
+/** What a tool returns: its words in TOOL_RETURNS, else its result schema's shape. */
+export function toolReturns(name: OperationName): string | undefined {
+  const schema = (RESULT_SCHEMAS as Partial<Record<OperationName, Schema>>)[name];
+  return TOOL_RETURNS[name] ?? (schema ? shapeOf(schema) : undefined);
+}

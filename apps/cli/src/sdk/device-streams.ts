@@ -4,7 +4,7 @@ import { ErrorAnswer, errorFromAnswer, ServerUnreachableError } from '@svc/commo
 import { serverTlsOptions, ServerTrust, untrustedServerReason } from '@svc/common/tls-trust';
 import { encodeStreamArgs, TUNNEL_HEADERS, TUNNEL_HTTP2 } from '@svc/common/tunnel';
 import type { ForwardTarget } from '@svc/common';
-import { subRoutePath } from '@svc/common/operations';
+import { StreamArgs, StreamRouteName, subRoutePath } from '@svc/common/operations';
 import { parseJsonOr, plainGet } from './plain-get';
 
 /** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */
@@ -53,7 +53,7 @@ export class DeviceStreams {
    * (DEVICE_NOT_FOUND, FORBIDDEN, DEVICE_OFFLINE, CONNECTION_REFUSED, …).
    */
   async openForward(device: string, target: ForwardTarget): Promise<ClientHttp2Stream> {
-    return this.open(subRoutePath('forward_start.stream', { device }), { target });
+    return this.open('forward_start.stream', device, { target });
   }
 
   /**
@@ -61,20 +61,20 @@ export class DeviceStreams {
    * device:exec): one per connection the `docker` CLI makes, like a forward's.
    */
   async openDocker(device: string): Promise<ClientHttp2Stream> {
-    return this.open(subRoutePath('docker_exec.stream', { device }), {});
+    return this.open('docker_exec.stream', device, {});
   }
 
   /**
    * Opens an exec stream (`args` `{command, timeout_secs, stdin}`, docs/protocol.md, "Exec
    * stream"), resolved once the command runs; exec-stream.ts speaks its frames.
    */
-  async openExecStream(device: string, args: object): Promise<ClientHttp2Stream> {
-    return this.open(subRoutePath('device_exec.stream', { device }), args);
+  async openExecStream(device: string, args: StreamArgs<'device_exec.stream'>): Promise<ClientHttp2Stream> {
+    return this.open('device_exec.stream', device, args);
   }
 
   /** Opens a shell stream (`args` as docs/protocol.md, "Shell"); shell-session.ts speaks its frames. */
-  async openShellStream(device: string, args: object): Promise<ClientHttp2Stream> {
-    return this.open(subRoutePath('device_exec.shell', { device }), args);
+  async openShellStream(device: string, args: StreamArgs<'device_exec.shell'>): Promise<ClientHttp2Stream> {
+    return this.open('device_exec.shell', device, args);
   }
 
   /** Closes the connection; open streams are cut. */
@@ -86,7 +86,9 @@ export class DeviceStreams {
     if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
   }
 
-  private async open(path: string, args: object): Promise<ClientHttp2Stream> {
+  /** `args` typed from the stream's `args` in the catalog, which the server checks them against. */
+  private async open<S extends StreamRouteName>(route: S, device: string, args: StreamArgs<S>): Promise<ClientHttp2Stream> {
+    const path = subRoutePath(route, { device });
     const session = await this.connected();
     const token = await this.options.token();
     const stream = session.request({

@@ -13,18 +13,15 @@ import {
   resizeFrame,
   signalFrame,
 } from '@svc/common';
+import type { StreamArgs } from '@svc/common/operations';
 import { DeviceStreamError, DeviceStreams } from './device-streams';
 
-export interface ShellOptions {
-  /** The local terminal's size; the device's PTY starts with it. */
-  cols: number;
-  rows: number;
-  /** TERM on the device (default xterm-256color). */
-  term?: string;
-  /** argv to run on the PTY instead of the device user's login shell. */
-  command?: string[];
-  env?: Record<string, string>;
-}
+/**
+ * A shell's `svc-args`, typed from device_exec's `shell` stream in the catalog (what the server
+ * checks them against): the local terminal's `cols` and `rows` (the device's PTY starts with
+ * them), `term` (default xterm-256color), `command` to run instead of the login shell, `env`.
+ */
+export type ShellOptions = StreamArgs<'device_exec.shell'> & Required<Pick<StreamArgs<'device_exec.shell'>, 'cols' | 'rows'>>;
 
 /** How the shell ended: an exit status, or the signal that killed it (exit_code null). */
 export interface ShellExit {

@@ -1,10 +1,13 @@
 import { applyDecorators, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { findOperation, findSubRoute, HttpMethod, HttpRoute, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, ParamSpec, paramSchema, routeParams, RouteResults, ServerCapability, SubRouteName } from '@svc/common';
-import { OperationResponse } from '../common/operation-response.decorator';
+import { ApiBody, ApiExtension, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { findOperation, findSubRoute, HttpMethod, HttpRoute, RouteBody, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, ParamSpec, paramSchema, routeParams, RouteResults, ServerCapability, SubRouteName } from '@svc/common';
+import { ErrorResponses, OperationResponse, SubRouteExchange } from '../common/operation-response.decorator';
 import { AUTHORIZED_BY_SERVICE, AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY, SUB_ROUTE } from './operation-guard';
 
 const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete };
+
+/** Names, in the OpenAPI document, the catalog entry a route was bound from (`device_exec`, `device_cp.upload`). */
+export const CATALOG_EXTENSION = 'x-svc-operation';
 
 /** A catalog path (`/devices/{device}/access`) as an Express route (`devices/:device/access`). */
 export function expressPath(path: string): string {
@@ -39,7 +42,9 @@ export function Operation(name: OperationName & keyof OperationResults, options:
     METHODS[op.http.method](expressPath(op.http.path)),
     HttpCode(status),
     OperationResponse(name, status, options.or),
+    ErrorResponses({ ...op.http, capability: op.capability, params: routeParams(op) }),
     ...documentedInput(op.http, routeParams(op)),
+    ApiExtension(CATALOG_EXTENSION, name),
     SetMetadata(OPERATION, name),
     SetMetadata(AUTHORIZED_BY_SERVICE, options.authorizedBy === 'service' || op.batch),
     UseGuards(OperationGuard),
@@ -48,9 +53,9 @@ export function Operation(name: OperationName & keyof OperationResults, options:
 
 /**
  * Binds a handler to a route of an operation's `routes` (`'device_cp.upload'`): its method and
- * path, its parameters in the OpenAPI document, and OperationGuard, which has AccessPolicy decide
- * the route's capability on its `device` and then checks the input against its params. The
- * handler documents its answer itself (bytes, NDJSON, text), and reads `@Authorized()` and `@Input()`.
+ * path, its parameters, body, answer (in its media type) and refusals in the OpenAPI document,
+ * and OperationGuard, which has AccessPolicy decide the route's capability on its `device` and
+ * then checks the input against its params. The handler reads `@Authorized()` and `@Input()`.
  */
 export function OperationRoute(name: SubRouteName, options: Pick<OperationOptions, 'status' | 'authorizedBy'> = {}): MethodDecorator {
   const route = findSubRoute(name);
@@ -58,7 +63,10 @@ export function OperationRoute(name: SubRouteName, options: Pick<OperationOption
   return applyDecorators(
     METHODS[route.method](expressPath(route.path)),
     HttpCode(options.status ?? 200),
+    SubRouteExchange(route, options.status ?? 200),
+    ErrorResponses(route),
     ...documentedInput(route, route.params),
+    ApiExtension(CATALOG_EXTENSION, name),
     SetMetadata(SUB_ROUTE, name),
     SetMetadata(AUTHORIZED_BY_SERVICE, options.authorizedBy === 'service'),
     UseGuards(OperationGuard),
@@ -66,7 +74,7 @@ export function OperationRoute(name: SubRouteName, options: Pick<OperationOption
 }
 
 /** The route's parameters in the OpenAPI document, from the same schema the guard checks. */
-function documentedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: true }, params: Record<string, ParamSpec>): MethodDecorator[] {
+function documentedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: RouteBody }, params: Record<string, ParamSpec>): MethodDecorator[] {
   const where = (location: 'path' | 'query' | 'body') => Object.entries(params).filter(([name]) => paramLocation(http, name) === location);
   const schema = (name: string) => paramSchema(name, params[name], { limits: true }) as never;
   const body = Object.fromEntries(where('body'));

@@ -1,5 +1,5 @@
 import Ajv, { ValidateFunction } from 'ajv';
-import { HttpMethod, HttpRoute, InvalidInputError, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, ROUTE_INPUTS, RouteInputName, routeInputSchema, routeParams, SubRoute } from '@svc/common';
+import { HttpMethod, HttpRoute, InvalidInputError, RouteBody, inputProblems, inputSchema, OperationContract, paramLocation, ParamSpec, ROUTE_INPUTS, RouteInputName, routeInputSchema, routeParams, SubRoute } from '@svc/common';
 import { prototypeKeyPath, summarize } from './validation.pipe';
 
 /** What a request of a catalog route carries, wherever each parameter travels. */
@@ -29,6 +29,16 @@ export function subRouteInput(name: string, route: SubRoute, request: RouteReque
   return checkedInput(route, route.params, route.rawBody ? { params: request.params, query: request.query } : request, validate);
 }
 
+/**
+ * A client stream's `svc-args`, checked against the stream's `args` in the catalog with the same
+ * validator and the same 400 as a REST route's input: every field at fault named, nothing else accepted.
+ */
+export function streamArgsInput(name: string, route: SubRoute, args: Record<string, unknown>): Record<string, unknown> {
+  const params = route.args ?? {};
+  const validate = validatorFor(`stream:${name}`, () => inputSchema(params, { limits: true }));
+  return checkedInput({ method: 'POST', path: '' }, params, { params: {}, query: {}, body: args }, validate);
+}
+
 /** The same for a route outside the catalog (ROUTE_INPUTS): its input in the query (GET) or the JSON body. */
 export function plainRouteInput(name: RouteInputName, method: string, request: Omit<RouteRequest, 'params'>): Record<string, unknown> {
   const params: Record<string, ParamSpec> = ROUTE_INPUTS[name];
@@ -36,7 +46,7 @@ export function plainRouteInput(name: RouteInputName, method: string, request: O
   return checkedInput({ method: method as HttpMethod, path: '' }, params, { params: {}, query: request.query, body: request.body }, validate);
 }
 
-function checkedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: true }, params: Record<string, ParamSpec>, request: RouteRequest, validate: ValidateFunction): Record<string, unknown> {
+function checkedInput(http: Pick<HttpRoute, 'method' | 'path' | 'either'> & { rawBody?: RouteBody }, params: Record<string, ParamSpec>, request: RouteRequest, validate: ValidateFunction): Record<string, unknown> {
   const sendsBody = http.method !== 'GET' && http.method !== 'DELETE';
   const body = sendsBody ? (request.body ?? {}) : {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');

@@ -1,11 +1,10 @@
 import { Controller, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { DEPLOY_LIMITS, InvalidInputError, RouteResults, SubRouteInput } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { readLargeJsonBody } from '../common/json-body.middleware';
-import { RouteResponse } from '../common/operation-response.decorator';
 import { Authorized, Input, OperationRoute } from '../authorization/operation.decorator';
 import type { AuthorizedTargets } from '../authorization/operation-guard';
 import { DeploymentsService } from './deployments.service';
@@ -28,21 +27,17 @@ export class DeploymentJobsController {
 
   /**
    * The body is read here, after authorization, with its own size limit (DEPLOY_LIMITS.maxRequestBytes):
-   * it carries the jobs' files. OpenAPI shows no body schema for it; docs/runspec.md and
-   * DEPLOY_REQUEST_SCHEMA are its contract.
+   * it carries the jobs' files. Its schema (DEPLOY_REQUEST_SCHEMA) is the catalog route's.
    */
   @OperationRoute('device_deploy.jobs')
-  @ApiOperation({ summary: 'Add or replace jobs (device_deploy)', description: 'Body: a DeployRequest {deployment_id?, mode: merge|replace, jobs, rollback?, name?} (docs/runspec.md)' })
-  @RouteResponse('deployment_jobs_deploy')
   async deploy(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RouteResults['deployment_jobs_deploy']> {
     const body = await readLargeJsonBody(req, res, DEPLOY_LIMITS.maxRequestBytes);
     if (body === undefined) throw new InvalidInputError('Request body required: a DeployRequest (docs/runspec.md)');
     return this.deployments.deploy(principal, device!.device.id, body);
   }
 
-  /** text/plain from the device, streamed (docs/deployments.md); OpenAPI cannot describe it. */
+  /** text/plain from the device, streamed (docs/deployments.md). */
   @OperationRoute('device_deploy.job_logs')
-  @ApiExcludeEndpoint()
   logsOf(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_deploy.job_logs'>, @Res() res: Response): Promise<void> {
     return this.logs.stream(principal, device!.device.id, input, res);
   }

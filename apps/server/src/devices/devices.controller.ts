@@ -36,14 +36,12 @@ export class DevicesController {
 
   /** device_status of one device by path; the service decides, as for the [Batch] route. */
   @OperationRoute('device_status.one', { authorizedBy: 'service' })
-  @RouteResponse('device_status_one')
   status(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_status.one'>): Promise<RouteResults['device_status_one']> {
     return this.devices.status(principal, input.device);
   }
 
   /** device_audit_logs of one device by path; the service decides (a removed device's history stays its former owner's). */
   @OperationRoute('device_audit_logs.one', { authorizedBy: 'service' })
-  @RouteResponse('device_audit_logs_one')
   auditLogs(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_audit_logs.one'>): Promise<OperationResult<'device_audit_logs'>> {
     return this.devices.auditLogs(principal, input);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, parseExecArgs, TUNNEL_OPS } from '@svc/common';
+import { parseExecArgs, TUNNEL_OPS } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import type { AuthorizeDevice } from '../authorization/authorize-device';
@@ -7,9 +7,6 @@ import type { TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { execAuditDetails } from './exec-audit';
 import { DEVICE_GRACE_MS } from './exec-tunnel';
-
-/** What a client may ask of an exec stream; `env` and `cwd` stay the runtime's own (deployments). */
-const CLIENT_FIELDS = new Set(['command', 'timeout_secs', 'stdin']);
 
 /**
  * device_exec as a client stream (docs/protocol.md, "Exec stream"): the `svc` CLI's way to run a
@@ -27,10 +24,8 @@ export class ExecStreamService {
     private readonly audit: AuditService,
   ) {}
 
-  /** `args` are the client stream's `svc-args`: `{command, timeout_secs?, stdin?}`. */
+  /** `args` are the client stream's `svc-args` as the catalog's route checked them: `{command, timeout_secs?, stdin?}` (`env` and `cwd` stay the runtime's own, for deployments). */
   async open(principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
-    const unknown = Object.keys(args).find((key) => !CLIENT_FIELDS.has(key));
-    if (unknown !== undefined) throw new InvalidInputError(`unknown exec argument ${unknown}`);
     const checked = parseExecArgs(args);
     const { device } = await authorize();
     await this.audit.record(principal, 'device.exec', { deviceId: device.id, details: execAuditDetails(checked.command) });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { describeForwardTarget, forwardStreamRequest, InvalidInputError, parseForwardTarget } from '@svc/common';
+import { describeForwardTarget, forwardStreamRequest, parseForwardTarget } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import type { UserPrincipal } from '../auth/principal';
 import type { AuthorizeDevice } from '../authorization/authorize-device';
@@ -21,12 +21,12 @@ export class ForwardService {
     private readonly auditThrottle: ForwardAuditThrottle,
   ) {}
 
-  /** `args` are the client stream's `svc-args`: `{"target": {"kind": "tcp", host?, port} | {"kind": "unix", path}}`. */
+  /**
+   * `args` are the client stream's `svc-args` as the catalog's route checked them (`{target}`);
+   * which fields go with which kind is parseForwardTarget's rule, as for a forward spec.
+   */
   async open(principal: UserPrincipal, authorize: AuthorizeDevice, args: Record<string, unknown>, requestId: string): Promise<TunnelStream> {
-    const { target, ...rest } = args;
-    const unknown = Object.keys(rest);
-    if (unknown.length > 0) throw new InvalidInputError(`unknown field ${unknown[0]}`);
-    const checked = parseForwardTarget(target);
+    const checked = parseForwardTarget(args.target);
     const { device } = await authorize();
     const where = `${checked.kind} ${describeForwardTarget(checked)}`;
     if (this.auditThrottle.shouldRecord(principal.email, device.id, where)) {

@@ -25,6 +25,9 @@ function fakeStream() {
   return { stream: stream as unknown as ServerHttp2Stream, answer };
 }
 
+/** Arguments each stream's catalog schema accepts (the others take none, or only optional ones). */
+const GOOD_ARGS: Record<string, object> = { 'device_exec.stream': { command: ['true'] }, 'forward_start.stream': { target: { kind: 'tcp', port: 22 } } };
+
 describe('ClientStreamRouter', () => {
   const decided: { ref: string; capability: string }[] = [];
   const policy = {
@@ -46,9 +49,18 @@ describe('ClientStreamRouter', () => {
   it.each(streams.map(({ name, route }) => [name, route] as const))('%s: at its catalog path, deciding its catalog capability', async (_name, route) => {
     decided.length = 0;
     const { stream, answer } = fakeStream();
-    await router.serve(stream, { [h2.HTTP2_HEADER_METHOD]: route.method, [h2.HTTP2_HEADER_PATH]: fillPath(route.path, { device: 'edge 1' }), authorization: 'Bearer x', [TUNNEL_HEADERS.args]: encodeStreamArgs({}) });
+    await router.serve(stream, { [h2.HTTP2_HEADER_METHOD]: route.method, [h2.HTTP2_HEADER_PATH]: fillPath(route.path, { device: 'edge 1' }), authorization: 'Bearer x', [TUNNEL_HEADERS.args]: encodeStreamArgs(GOOD_ARGS[_name] ?? {}) });
     expect(decided).toEqual([{ ref: 'edge 1', capability: route.capability }]);
     expect(answer.status).toBe(404);
+  });
+
+  it.each(streams.map(({ name, route }) => [name, route] as const))('%s: arguments outside its catalog schema are a 400 before anything is decided', async (_name, route) => {
+    decided.length = 0;
+    const { stream, answer } = fakeStream();
+    await router.serve(stream, { [h2.HTTP2_HEADER_METHOD]: route.method, [h2.HTTP2_HEADER_PATH]: fillPath(route.path, { device: 'edge 1' }), authorization: 'Bearer x', [TUNNEL_HEADERS.args]: encodeStreamArgs({ ...GOOD_ARGS[_name], surplus: 1 }) });
+    expect(decided).toEqual([]);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body!)).toMatchObject({ statusCode: 400, code: 'INVALID_INPUT', message: expect.stringContaining('unknown field surplus') });
   });
 
   it('answers 404 for a path the catalog does not name', async () => {

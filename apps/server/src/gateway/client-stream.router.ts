@@ -7,6 +7,7 @@ import { AccessPolicy } from '../authorization/access-policy.service';
 import type { AuthorizeDevice } from '../authorization/authorize-device';
 import type { UserPrincipal } from '../auth/principal';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
+import { streamArgsInput } from '../common/operation-input';
 import { DockerService } from '../docker/docker.service';
 import { ExecStreamService } from '../exec/exec-stream.service';
 import { ForwardService } from '../forwarding/forward.service';
@@ -35,8 +36,9 @@ function pathPattern(path: string): RegExp {
 
 /**
  * Serves one client stream (docs/protocol.md, "Client streams"): route (the catalog's stream
- * routes, with their capability) → `authorization` (the REST API's token rules) → `svc-args` →
- * the operation checks them and has AccessPolicy decide the route's capability → it opens a device stream → `:status 200` and the
+ * routes, with their capability) → `authorization` (the REST API's token rules) → `svc-args`,
+ * checked against the route's `args` in the catalog (the REST routes' validator) → the operation
+ * applies the runtime's rules and has AccessPolicy decide the route's capability → it opens a device stream → `:status 200` and the
  * two streams are spliced (bytes both ways, flow control as backpressure, END_STREAM and
  * RST_STREAM passed on). Refusals before that are the REST error answer, `{statusCode, error,
  * message, code, requestId}`, with the same status.
@@ -87,7 +89,8 @@ export class ClientStreamRouter {
     try {
       const { route, ref } = this.match(headers);
       const principal = await this.authenticator.authenticate(single(headers.authorization));
-      tunnel = await route.open(principal, () => this.policy.requireDevice(principal, ref, route.route.capability), args(headers), requestId);
+      const checked = streamArgsInput(route.name, route.route, args(headers));
+      tunnel = await route.open(principal, () => this.policy.requireDevice(principal, ref, route.route.capability), checked, requestId);
     } catch (err) {
       this.refuse(stream, err, requestId);
       return;

@@ -50,6 +50,12 @@ export class OrgsService {
     return Promise.all(orgs.map(async (o) => ({ id: o.id, owner: o.owner, members: await this.memberships.countForOrg(o.id) })));
   }
 
+  @Handles('org_show')
+  async show({ authorized }: OperationCall<'org_show', Principal>): Promise<OrganizationResult> {
+    const org = authorized.org!;
+    return { id: org.id, owner: org.owner, members: await this.memberships.countForOrg(org.id) };
+  }
+
   @Handles('org_create', { status: 201 })
   async create({ principal, input }: OperationCall<'org_create', Principal>): Promise<{ status: 'created' }> {
     const { id, email: rawEmail } = input;

@@ -1,5 +1,5 @@
-import { BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
-import { device, deviceStream, EXEC_LIMITS, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, PATH, remotePath, syncId, TRANSFER } from './route-params';
+import { answer, BATCH_TARGET, bool, defineOperation, DEVICE_REF, num, OperationContract, optStr, Param, ParamSpec, ParamType, route, str, strList, subRoute } from './contract';
+import { DEPLOY_BODY, device, deviceStream, EXEC_LIMITS, FILE_BYTES, FORWARD_ARGS, NO_NUL, SHELL_ARGS, JOB_ID, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL, ON_DEVICE, ON_DEVICE_FILES, PATH, remotePath, syncId, TRANSFER } from './route-params';
 import { FILE_LIMITS } from '../file-limits';
 import { TOOL_ROLES } from '../roles';
 import { LIMITS } from '../limits';
@@ -15,6 +15,8 @@ const INSTANT = { maxLength: 40 } as const;
 /** `device_exec`'s limits, which the server, the runtime, the CLI and the MCP tool all read from here. */
 export const EXEC_DEFAULT_TIMEOUT_SECS = 30;
 export const EXEC_MAX_TIMEOUT_SECS = 24 * 60 * 60;
+const EXEC_COMMAND = strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024, ...NO_NUL });
+const EXEC_TIMEOUT = num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS });
 const role = str('role', { enum: TOOL_ROLES });
 /** The by-path reads look any reference up (their service decides): one too long names no device, a 404 like any other. */
 const ANY_DEVICE = str('device name or id');
@@ -49,7 +51,7 @@ export const OPERATIONS = [
   }),
   defineOperation({ name: 'device_show', http: route('GET', '/devices/{device}'), summary: 'One device, as devices_list lists it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
   defineOperation({ name: 'device_capabilities', http: route('GET', '/devices/{device}/capabilities'), summary: 'What the caller may do with a device, as AccessPolicy decides it', batch: false, readOnly: true, capability: 'device:view', tool: false, params: { device } }),
-  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }) } }),
+  defineOperation({ name: 'device_status', http: route('POST', '/devices/status'), summary: 'Connection status, health, uptime and last contact', batch: true, readOnly: true, capability: 'device:view', params: { ...BATCH_TARGET }, routes: { one: subRoute('GET', '/devices/{device}/status', 'device:view', { device: ANY_DEVICE }, { answer: answer('device_status_one') }) } }),
   defineOperation({
     name: 'device_audit_logs',
     http: route('POST', '/devices/audit-logs'),
@@ -58,7 +60,7 @@ export const OPERATIONS = [
     readOnly: true,
     capability: 'device:view',
     params: { ...BATCH_TARGET, ...AUDIT_RANGE },
-    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device: ANY_DEVICE, ...AUDIT_RANGE }) },
+    routes: { one: subRoute('GET', '/devices/{device}/audit-logs', 'device:view', { device: ANY_DEVICE, ...AUDIT_RANGE }, { answer: answer('device_audit_logs_one') }) },
   }),
   // Device access control
   defineOperation({ name: 'device_access_list', http: route('GET', '/devices/{device}/access'), summary: 'Who else may access a device', batch: false, readOnly: true, capability: 'device:view', params: { device } }),
@@ -80,7 +82,7 @@ export const OPERATIONS = [
     readOnly: true,
     capability: 'device:read-files',
     params: { path: str('<device>:<path>') },
-    routes: { list: subRoute('GET', '/devices/{device}/files', 'device:read-files', { device, path: PATH }) },
+    routes: { list: subRoute('GET', '/devices/{device}/files', 'device:read-files', { device, path: PATH }, { answer: answer('files_list'), errors: ON_DEVICE_FILES }) },
   }),
   defineOperation({
     name: 'device_cp',
@@ -91,9 +93,9 @@ export const OPERATIONS = [
     params: { source: str('local path or <device>:<path>'), dest: str('local path or <device>:<path>') },
     routes: {
       /** The file's bytes, its metadata in headers and its checksum as a trailer (docs/protocol.md, "Files"). */
-      download: subRoute('GET', '/devices/{device}/files/content', 'device:read-files', TRANSFER),
+      download: subRoute('GET', '/devices/{device}/files/content', 'device:read-files', TRANSFER, { answer: answer('files_content', 'application/octet-stream'), errors: ON_DEVICE_FILES }),
       /** The file's bytes as the body, its metadata and checksum in headers or a trailer. */
-      upload: subRoute('PUT', '/devices/{device}/files/content', 'device:write-files', { ...TRANSFER, name: optStr('when the path is an existing directory, write into it under this name', { maxLength: 255 }) }, { rawBody: true }),
+      upload: subRoute('PUT', '/devices/{device}/files/content', 'device:write-files', { ...TRANSFER, name: optStr('when the path is an existing directory, write into it under this name', { maxLength: 255 }) }, { rawBody: FILE_BYTES, answer: answer('files_written'), errors: [...ON_DEVICE_FILES, 'INSUFFICIENT_STORAGE'] }),
     },
   }),
   defineOperation({
@@ -116,15 +118,15 @@ export const OPERATIONS = [
         path: PATH,
         exclude: strList('gitignore-like patterns to skip (docs/protocol.md, "Files")', false, { maxItems: FILE_LIMITS.maxExcludePatterns, maxLength: FILE_LIMITS.maxPatternLength }),
         hash: bool('hash every file (sha256); otherwise size and mtime decide', false),
-      }),
+      }, { answer: answer('files_manifest', 'application/x-ndjson'), errors: ON_DEVICE_FILES }),
       delete: subRoute('POST', '/devices/{device}/files/delete', 'device:write-files', {
         device,
         root: remotePath('the sync root on the device; nothing outside it is deleted'),
         paths: strList(`paths relative to the root ('/'-separated, no '..'), at most ${FILE_LIMITS.maxDeletePaths}`, true, { minItems: 1, maxItems: FILE_LIMITS.maxDeletePaths, maxLength: FILE_LIMITS.maxPathBytes }),
         sync: syncId,
-      }),
+      }, { answer: answer('files_deleted'), errors: ON_DEVICE_FILES }),
       /** Writes the sync's audit entry now; answers what the server counted. */
-      sync_end: subRoute('POST', '/devices/{device}/files/sync-end', 'device:read-files', { device, sync: syncId }),
+      sync_end: subRoute('POST', '/devices/{device}/files/sync-end', 'device:read-files', { device, sync: syncId }, { answer: answer('files_sync_end') }),
     },
   }),
   // Remote execution
@@ -135,14 +137,13 @@ export const OPERATIONS = [
     batch: true,
     readOnly: false,
     capability: 'device:exec',
-    params: {
-      ...BATCH_TARGET,
-      command: strList('command and arguments', true, { minItems: 1, maxItems: 4096, maxLength: 32 * 1024 }),
-      timeout_secs: num('timeout in seconds', EXEC_DEFAULT_TIMEOUT_SECS, { exclusiveMinimum: 0, maximum: EXEC_MAX_TIMEOUT_SECS }),
-    },
+    params: { ...BATCH_TARGET, command: EXEC_COMMAND, timeout_secs: EXEC_TIMEOUT },
     limits: EXEC_LIMITS,
     /** `svc exec` streams stdin and output as they come; `svc shell` runs under the same capability. */
-    routes: { stream: deviceStream('exec', 'device:exec'), shell: deviceStream('shell', 'device:exec') },
+    routes: {
+      stream: deviceStream('exec', 'device:exec', { command: EXEC_COMMAND, timeout_secs: EXEC_TIMEOUT, stdin: bool('stdin travels as STDIN frames (else it is closed at once)', false) }),
+      shell: deviceStream('shell', 'device:exec', SHELL_ARGS),
+    },
   }),
   defineOperation({
     name: 'docker_exec',
@@ -154,7 +155,7 @@ export const OPERATIONS = [
     /** Per captured stream (the MCP tool's): `docker save` or `docker logs` can print without end. */
     limits: { outputCapBytes: 16 * 1024 * 1024 },
     /** One stream per connection the local container CLI makes to the device's engine. */
-    routes: { stream: deviceStream('docker', 'device:exec') },
+    routes: { stream: deviceStream('docker', 'device:exec', {}) },
   }),
   // Port forwarding
   defineOperation({
@@ -165,7 +166,7 @@ export const OPERATIONS = [
     capability: 'device:forward',
     params: { device, specs: strList('<local>:<remote> pairs') },
     /** One stream per connection the local listener accepts. */
-    routes: { stream: deviceStream('forward', 'device:forward') },
+    routes: { stream: deviceStream('forward', 'device:forward', FORWARD_ARGS) },
   }),
   defineOperation({ name: 'forward_stop', summary: 'Stop a forward session', batch: false, readOnly: false, capability: null, params: { session_id: str('forward session id') } }),
   defineOperation({ name: 'forward_list', summary: 'List forward sessions', batch: false, readOnly: true, capability: null, params: {} }),
@@ -185,14 +186,14 @@ export const OPERATIONS = [
     },
     routes: {
       /** The body is a DeployRequest built from `file` on the caller's side (docs/runspec.md, DEPLOY_REQUEST_SCHEMA), read after authorization with its own size limit. */
-      jobs: subRoute('POST', '/devices/{device}/deployments/jobs', 'device:deploy', { device }, { rawBody: true }),
+      jobs: subRoute('POST', '/devices/{device}/deployments/jobs', 'device:deploy', { device }, { rawBody: DEPLOY_BODY, answer: answer('deployment_jobs_deploy') }),
       /** A job's log from the device as text (it may hold what the job prints of its secrets, so it needs what deploying needs). */
       job_logs: subRoute('GET', '/devices/{device}/deployments/jobs/{job_id}/logs', 'device:deploy', {
         device,
         job_id: str('job id', JOB_ID),
         follow: bool('keep the answer open and stream new lines', false),
         tail: num('start with the last N lines', JOB_LOGS_DEFAULT_TAIL, { integer: true, minimum: 0, maximum: JOB_LOGS_MAX_TAIL, rule: `a number of lines (0-${JOB_LOGS_MAX_TAIL})` }),
-      }),
+      }, { answer: answer('deployment_job_logs', 'text/plain'), errors: ON_DEVICE }),
     },
   }),
   defineOperation({
@@ -230,6 +231,7 @@ export const OPERATIONS = [
   }),
   // Organization management
   defineOperation({ name: 'org_list', http: route('GET', '/orgs'), summary: 'List organizations', batch: false, readOnly: true, capability: null, params: {} }),
+  defineOperation({ name: 'org_show', http: route('GET', '/orgs/{id}'), summary: 'One organization, as org_list lists it', batch: false, readOnly: true, capability: 'org:view', command: 'orgs show', params: { id: str('organization id') } }),
   defineOperation({ name: 'org_create', http: route('POST', '/orgs'), summary: 'Create an organization', batch: false, readOnly: false, capability: 'server:create-orgs', params: { id: orgId('organization id'), email: email('owner e-mail') } }),
   defineOperation({ name: 'org_delete', http: route('DELETE', '/orgs/{id}'), summary: 'Delete an organization', batch: false, readOnly: false, capability: 'org:delete', params: { id: str('organization id') } }),
   defineOperation({ name: 'org_update', http: route('PATCH', '/orgs/{id}'), summary: 'Rename an organization', batch: false, readOnly: false, capability: 'org:manage', params: { id: str('current organization id'), new_id: orgId('new organization id') } }),
@@ -254,7 +256,7 @@ export function isTool(op: object): boolean {
 }
 
 /** Operations beyond the tools of the specification (tools.md): the parity test allows exactly these. */
-export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename'];
+export const EXTENSION_OPERATIONS: readonly OperationName[] = ['device_rename', 'org_show'];
 
 /**
  * Operations that no single server route serves: file transfer, container and forwarding sessions
@@ -279,7 +281,7 @@ export function findOperation(name: string) {
 
 export type OperationContractOf<N extends OperationName> = Extract<(typeof OPERATIONS)[number], { name: N }>;
 
-type ValueOf<P> = P extends { type: 'string[]' } ? string[] : P extends { type: 'number' } ? number : P extends { type: 'boolean' } ? boolean : P extends { enum: readonly (infer E)[] } ? E : string;
+type ValueOf<P> = P extends { type: 'string[]' } ? string[] : P extends { type: 'env' } ? Record<string, string> : P extends { type: 'number' } ? number : P extends { type: 'boolean' } ? boolean : P extends { enum: readonly (infer E)[] } ? E : string;
 type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> ? K : never }[keyof Ps];
 export type ParamsInput<Ps> = [keyof Ps] extends [never]
   ? Record<string, never>

@@ -3,9 +3,12 @@
  * parameters. The server's REST routes, the CLI SDK and `svc mcp` are adapters over these entries.
  */
 import type { AnyCapability, Capability } from '../roles';
+import { ErrorCode, HTTP_STATUS_BY_CODE } from '../errors';
 import { LIMITS } from '../limits';
+import type { ROUTE_RESULT_SCHEMAS } from './result-schemas';
 
-export type ParamType = 'string' | 'number' | 'boolean' | 'string[]';
+/** `env`: environment variables, names (no `=`, no NUL) to string values (the shell and exec streams'). */
+export type ParamType = 'string' | 'number' | 'boolean' | 'string[]' | 'env';
 
 /**
  * What the server accepts beyond the type (the route's input schema, routeInputSchema): the
@@ -107,6 +110,11 @@ export interface OperationContract {
    */
   routes?: Record<string, SubRoute>;
   /**
+   * The `svc` command (`orgs show`) derived from this entry (apps/cli/src/catalog-command.ts),
+   * for a tool without a command written by hand.
+   */
+  command?: string;
+  /**
    * false: a REST operation that is no tool (not in tools.md, not an extension): `svc mcp` does not
    * list it and no `svc` command is required for it; the SDK calls it by name like any other.
    */
@@ -123,17 +131,66 @@ export interface SubRoute {
   path: string;
   capability: Capability;
   params: Record<string, ParamSpec>;
-  /** The handler reads the request body itself (file bytes, a document above the JSON limit): `params` are the path's and the query's. */
-  rawBody?: true;
+  /**
+   * The handler reads the request body itself (file bytes, a document above the JSON limit): its
+   * media type and schema; `params` are the path's and the query's.
+   */
+  rawBody?: RouteBody;
+  /** What a REST route answers with 200 (every one but a client stream says). */
+  answer?: RouteAnswer;
+  /** Refusals beyond every route's (RouteErrors): those of a route that reaches the device. */
+  errors?: readonly ErrorCode[];
   /**
    * A client stream of the HTTP/2 endpoint (docs/protocol.md, "Client streams"), not a REST
-   * route: its `svc-args` are the operation's own wire arguments, checked by its service.
+   * route: its `svc-args` are checked against `args` like a route's input, before the service runs.
    */
   stream?: true;
+  /** A client stream's `svc-args`, with their limits (its path's `device` is in `params`). */
+  args?: Record<string, ParamSpec>;
 }
 
-export const subRoute = <const P extends Record<string, ParamSpec>, const O extends Pick<SubRoute, 'rawBody' | 'stream'> = {}>(method: HttpMethod, path: string, capability: Capability, params: P, options?: O) =>
-  ({ method, path, capability, params, ...options }) as { method: HttpMethod; path: string; capability: Capability; params: P } & O;
+export type AnswerMedia = 'application/json' | 'application/x-ndjson' | 'application/octet-stream' | 'text/plain';
+
+/** A route's 200 answer: its media type and its schema, by name in ROUTE_RESULT_SCHEMAS (result-schemas.ts). */
+export interface RouteAnswer {
+  media: AnswerMedia;
+  result: keyof typeof ROUTE_RESULT_SCHEMAS;
+}
+
+/** A raw request body: its media type and its JSON Schema (bytes are `{type: string, format: binary}`). */
+export interface RouteBody {
+  media: 'application/octet-stream' | 'application/json';
+  schema: Record<string, unknown>;
+}
+
+export const subRoute = <const P extends Record<string, ParamSpec>, const O extends Pick<SubRoute, 'rawBody' | 'answer' | 'errors' | 'stream' | 'args'> = {}>(
+  method: HttpMethod,
+  path: string,
+  capability: Capability,
+  params: P,
+  options?: O,
+) => ({ method, path, capability, params, ...options }) as { method: HttpMethod; path: string; capability: Capability; params: P } & O;
+
+/** The answer of a route of `routes`, typed as the SDK reads it: JSON by default. */
+export const answer = <const R extends RouteAnswer['result']>(result: R, media: AnswerMedia = 'application/json') => ({ media, result }) as { media: AnswerMedia; result: R };
+
+/**
+ * The refusals a route can answer, by status, each with its codes: bad input and no valid token
+ * on every route; not allowed where a capability is needed; not found where the route names a
+ * device or an organization; too large where the body is raw; then the route's own (`errors`).
+ */
+export function routeErrors(route: Pick<SubRoute, 'path' | 'rawBody' | 'errors'> & { capability: unknown; params: Record<string, ParamSpec> }): Map<number, ErrorCode[]> {
+  const codes: ErrorCode[] = ['INVALID_INPUT', 'UNAUTHENTICATED'];
+  if (route.capability !== null) codes.push('FORBIDDEN');
+  const names = [...pathParams(route), ...Object.keys(route.params)];
+  if (names.some((name) => name === 'device' || name === 'devices')) codes.push('DEVICE_NOT_FOUND');
+  if (names.some((name) => name === 'org_id' || name === 'id')) codes.push('NOT_FOUND');
+  if (route.rawBody) codes.push('PAYLOAD_TOO_LARGE');
+  codes.push(...(route.errors ?? []));
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(HTTP_STATUS_BY_CODE[code], [...(byStatus.get(HTTP_STATUS_BY_CODE[code]) ?? []), code]);
+  return byStatus;
+}
 
 /** A catalog path with its `{name}` segments filled in, URI-encoded. */
 export function fillPath(path: string, values: Record<string, string>): string {
@@ -157,7 +214,7 @@ export function pathParams(http: Pick<HttpRoute, 'path'>): string[] {
  * refuses one), nor does a route whose body is no JSON object (`rawBody`): their other parameters
  * travel in the query string.
  */
-export function paramLocation(http: Pick<HttpRoute, 'method' | 'path'> & { rawBody?: true }, param: string): 'path' | 'query' | 'body' {
+export function paramLocation(http: Pick<HttpRoute, 'method' | 'path'> & { rawBody?: RouteBody }, param: string): 'path' | 'query' | 'body' {
   if (pathParams(http).includes(param)) return 'path';
   return http.method === 'GET' || http.method === 'DELETE' || http.rawBody ? 'query' : 'body';
 }
@@ -212,6 +269,8 @@ export const num = (description: string, dflt?: number, limits: ParamLimits = {}
   ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }), ...limits }) as Param<'number', false>;
 export const bool = (description: string, dflt: boolean) =>
   ({ type: 'boolean', required: false, default: dflt, description }) as Param<'boolean', false>;
+/** Environment variables; `limits` bound each value's length (maxLength) and the count (maxItems). */
+export const envMap = (description: string, limits: ParamLimits = {}) => ({ type: 'env', required: false, description, ...limits }) as Param<'env', false>;
 export const strList = <const R extends boolean = true>(description: string, required: R = true as R, limits: ParamLimits = {}) =>
   ({ type: 'string[]', required, description, ...limits }) as Param<'string[]', R>;
 

@@ -12,12 +12,17 @@ export interface InputSchemaOptions {
   describe?: (name: string) => boolean;
 }
 
+/** An environment variable's name: no `=`, no NUL (what execve takes). */
+const ENV_NAME = '^[^=\\u0000]+$';
+
 export function paramSchema(name: string, spec: ParamSpec, options: InputSchemaOptions = {}): Record<string, unknown> {
   const limited = options.limits === true;
   const pick = (...keys: (keyof ParamSpec)[]) => (limited ? Object.fromEntries(keys.filter((k) => spec[k] !== undefined).map((k) => [k, spec[k]])) : {});
   const stringLimits = pick('minLength', 'maxLength', 'pattern');
   const typed =
-    spec.type === 'string[]'
+    spec.type === 'env'
+      ? { type: 'object', propertyNames: { pattern: ENV_NAME }, additionalProperties: { type: 'string', ...stringLimits }, ...(limited && spec.maxItems !== undefined ? { maxProperties: spec.maxItems } : {}) }
+      : spec.type === 'string[]'
       ? { type: 'array', items: { type: 'string', ...stringLimits }, ...pick('minItems', 'maxItems') }
       : spec.type === 'number'
         ? { type: limited && spec.integer ? 'integer' : 'number', ...pick('minimum', 'maximum', 'exclusiveMinimum') }
@@ -85,7 +90,7 @@ export interface InputSchemaError {
   data?: unknown;
 }
 
-const TYPE_WORDS: Record<ParamSpec['type'], string> = { string: 'a string', number: 'a number', boolean: 'true or false', 'string[]': 'an array of strings' };
+const TYPE_WORDS: Record<ParamSpec['type'], string> = { string: 'a string', number: 'a number', boolean: 'true or false', 'string[]': 'an array of strings', env: 'an object of variable names (no =) to strings' };
 
 /**
  * A validation's errors as one line each, naming the parameter: `unknown field x`, `role must be

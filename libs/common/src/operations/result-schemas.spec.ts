@@ -7,7 +7,8 @@ import { RESULT_SCHEMAS, ROUTE_RESULT_SCHEMAS } from './result-schemas';
  * checked against the schemas in test/catalog-calls.e2e-spec.ts.
  */
 describe('result schemas', () => {
-  const ajv = new Ajv({ strict: true, formats: { 'date-time': true } });
+  // `binary` is OpenAPI's format for bytes (a file's content).
+  const ajv = new Ajv({ strict: true, formats: { 'date-time': true, binary: true } });
 
   it.each(Object.entries({ ...RESULT_SCHEMAS, ...ROUTE_RESULT_SCHEMAS }))('%s is a valid JSON Schema', (_name, schema) => {
     expect(() => ajv.compile(schema)).not.toThrow();

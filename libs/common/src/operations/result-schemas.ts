@@ -77,6 +77,10 @@ export const accessEntrySchema = { oneOf: [object({ email: string, role }), obje
 /** output: stdout and stderr interleaved as produced; timed_out (beyond the spec): the timeout killed it; error: a batch item's timeout, in words. */
 export const execResultSchema = object({ output: string, exit_code: integer, timed_out: boolean, error: string }, ['error']);
 export const directoryEntrySchema = object({ name: string, is_dir: boolean });
+/** device_ls's entry plus what a listing usually shows (FileEntry of files/file-contract.ts). */
+export const fileEntrySchema = object({ name: string, is_dir: boolean, size: integer, mode: integer, mtime: integer, is_symlink: boolean });
+/** One entry of a recursive listing: `path` relative to the root, `sha256` when hashing was asked for. */
+export const manifestEntrySchema = object({ path: string, is_dir: boolean, size: integer, mode: integer, mtime: integer, sha256: string }, ['sha256']);
 export const forwardSessionSchema = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
 const rollbackPolicy = object({ on_health_failure: { oneOf: [oneOf('never', 'any', 'all'), object({ consecutive: integer })] }, stabilization_period_secs: integer });
 /** A job as listed; its other fields (workdir, files, env, steps, …) are the run-spec's: docs/runspec.md, JOB_SCHEMA. */
@@ -167,6 +171,7 @@ export const RESULT_SCHEMAS = {
   device_deployment_status: batched(deploymentStatusSchema),
   device_deployment_clone: deploymentSchema,
   org_list: array(organizationSchema),
+  org_show: organizationSchema,
   org_create: status('created'),
   org_delete: status('deleted'),
   org_update: status('updated'),
@@ -196,4 +201,18 @@ export const ROUTE_RESULT_SCHEMAS = {
   /** `next_cursor` is null on the last page. */
   devices_list_page: object({ items: array(deviceListItemSchema), next_cursor: nullable(string) }),
   deployment_jobs_deploy: object({ status: oneOf('deployed'), deployment_id: string }),
+  /** A job's log as the device keeps it (text/plain), streamed while `follow` holds it open. */
+  deployment_job_logs: { type: 'string', description: 'log lines, newline-terminated' },
+  /** The file routes' answers (device_ls, device_cp and device_sync's `routes`; docs/protocol.md, "Files"). */
+  files_list: array(fileEntrySchema),
+  /** The bytes; size, mode and mtime in x-svc-* headers, the SHA-256 in the x-svc-sha256 trailer. */
+  files_content: { type: 'string', format: 'binary' },
+  files_written: object({ path: string, size: integer, sha256: string }),
+  /** One line per entry; a final `{error, code}` line when the listing broke off after the 200. */
+  files_manifest: { oneOf: [manifestEntrySchema, object({ error: string, code: string })] },
+  files_deleted: object({ deleted: integer }),
+  files_sync_end: object({ written: integer, writtenBytes: integer, read: integer, readBytes: integer, deleted: integer }),
 } as const;
+
+/** Every error answer of the REST API and of the client streams (ErrorBody in errors.ts). */
+export const errorBodySchema = object({ statusCode: integer, error: string, message: string, code: string, requestId: string });

@@ -10,6 +10,13 @@ type SubRouteAt<S extends SubRouteName> = S extends `${infer N extends Operation
 export type StreamRouteName = { [S in SubRouteName]: SubRouteAt<S> extends { stream: true } ? S : never }[SubRouteName];
 /** What a route of `routes` takes, typed from its params (the path's included). */
 export type SubRouteInput<S extends SubRouteName> = ParamsInput<Known<SubRouteAt<S> extends { params: infer P } ? P : never>>;
+/**
+ * What a client stream's `svc-args` hold, typed from its `args` in the catalog (what the server
+ * checks them against): `target.kind` and its siblings become `target: {kind, …}`.
+ */
+export type StreamArgs<S extends StreamRouteName> = Nested<ParamsInput<Known<SubRouteAt<S> extends { args: infer A } ? A : never>>>;
+type Nested<T> = { [K in keyof T as K extends `${string}.${string}` ? never : K]: T[K] } & { [P in ParentOf<keyof T>]: { [K in keyof T as K extends `${P}.${infer F}` ? F : never]: T[K] } };
+type ParentOf<K> = K extends `${infer P}.${string}` ? P : never;
 /** Without the index signature that SubRoute's `Record<string, ParamSpec>` leaves on the inferred params. */
 type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 

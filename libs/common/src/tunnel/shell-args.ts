@@ -1,15 +1,7 @@
 import { InvalidInputError } from '../errors';
+import { SHELL_LIMITS, TERM_NAME_PATTERN } from '../operations/route-params';
 
-/** Terminal sizes a shell may ask for; beyond them a client is confused, not describing a screen. */
-export const SHELL_LIMITS = {
-  minSize: 1,
-  maxSize: 1000,
-  defaultCols: 80,
-  defaultRows: 24,
-  defaultTerm: 'xterm-256color',
-  /** Longest `TERM` value (terminfo names are short). */
-  maxTermChars: 64,
-} as const;
+export { SHELL_LIMITS };
 
 /** Arguments of `/v1/shell` once checked (docs/protocol.md, "Shell"). */
 export interface ShellStreamArgs {
@@ -21,7 +13,7 @@ export interface ShellStreamArgs {
   env?: Record<string, string>;
 }
 
-const TERM_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+const TERM_NAME = new RegExp(TERM_NAME_PATTERN);
 
 /**
  * Validates shell arguments; the server checks them before it reaches the device and the runtime
