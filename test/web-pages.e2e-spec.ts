@@ -39,6 +39,18 @@ const ticker = serviceJob('ticker', {
   restart: { policy: 'always', backoff: '200ms', max_backoff: '1s' },
 });
 
+/** The ticker as a user writes it (docs/runspec.md): a deployment document the page reads as `svc deploy` does. */
+const TICKER_YAML = `name: ticker from the page
+jobs:
+  - id: ticker
+    steps:
+      - name: main
+        run: 'i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.5; done'
+    observe:
+      health: {every: 300ms, observe: 'true', fails_after: 2}
+    restart: {policy: always, backoff: 200ms, max_backoff: 1s}
+`;
+
 describe('web dashboard: deployments, access, audit, organizations, users', () => {
   let fleet: Fleet;
   let browser: Browser;
@@ -95,18 +107,40 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   let alice: Page;
   let deploymentId: string;
 
-  it('deploys from the device page and shows the job turn running and healthy', async () => {
+  it('refuses a bad run-spec on the page, naming its line and field, and sends nothing', async () => {
     alice = await tab(ALICE);
     await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
     const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
     await panel.getByText('No deployment on this device.').waitFor();
+    const deploys: string[] = [];
+    alice.on('request', (request) => {
+      if (request.url().includes('/deployments/jobs')) deploys.push(request.url());
+    });
 
     await panel.locator('summary', { hasText: 'Deploy' }).click();
-    await panel.getByLabel(/Deploy request/).fill(JSON.stringify(deployRequest([ticker], { name: 'ticker from the page' }), null, 2));
+    const spec = panel.getByLabel(/Run-spec/);
+    const refusal = panel.getByRole('alert');
+    await spec.fill('id: ticker\nsteps:\n  - name: main\n    run: [echo, "unclosed\n');
+    await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect(refusal.textContent()).resolves.toMatch(/^INVALID_INPUT pasted text:5: Missing closing "quote/);
+    await spec.fill('id: ticker\nsteps:\n  - name: main\n    run: echo hi\n    retries: 3\n');
+    await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect(refusal.filter({ hasText: 'retries' }).textContent()).resolves.toMatch(/^INVALID_INPUT pasted text:5: steps\[0\]\.retries: /);
+    expect(deploys).toEqual([]);
+    expect(await deploymentsOf('dev-1')).toEqual([]);
+  });
+
+  it('deploys a YAML run-spec file from the device page and shows the job turn running and healthy', async () => {
+    const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
+    await panel.locator('input[type=file]').setInputFiles({ name: 'ticker.yaml', mimeType: 'application/yaml', buffer: Buffer.from(TICKER_YAML) });
+    await expect(panel.getByLabel(/Run-spec/).inputValue()).resolves.toBe(TICKER_YAML);
     await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
     const deployed = await panel.getByRole('status').filter({ hasText: 'Deployed into' }).textContent();
     deploymentId = /Deployed into (\S+)\./.exec(deployed!)![1];
     expect(await deploymentsOf('dev-1')).toEqual([expect.objectContaining({ id: deploymentId, active: true })]);
+    // The page sent what `svc deploy` makes of the same file.
+    const shown = (await fleet.server.api.get(`/devices/dev-1/deployment?deployment_id=${deploymentId}`, fleet.user('alice').caller)).body as { name: string; jobs: unknown[] };
+    expect({ name: shown.name, jobs: shown.jobs }).toEqual({ name: 'ticker from the page', jobs: [ticker] });
 
     const row = panel.locator(`tr[data-deployment="${deploymentId}"]`);
     await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe('active');
@@ -172,7 +206,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     const bad = new RegExp(`Cloned ${good} into (\\S+)\\.`).exec(cloned!)![1];
     const broken = serviceJob('api', { steps: [{ name: 'main', run: ['sleep', '3600'] }], observe: { health: { every: '200ms', observe: 'exit 1', fails_after: 2 } } });
     const request = deployRequest([broken], { deployment_id: bad, mode: 'replace', rollback: { on_health_failure: 'any', stabilization_period_secs: 20 } });
-    await panel.getByLabel(/Deploy request/).fill(JSON.stringify(request));
+    await panel.getByLabel(/Run-spec/).fill(JSON.stringify(request));
     await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
     await panel.getByRole('status').filter({ hasText: `Deployed into ${bad}.` }).waitFor();
     await panel.locator(`tr[data-deployment="${bad}"]`).getByRole('button', { name: 'Activate' }).click();
