@@ -259,6 +259,52 @@ describe('web dashboard', () => {
     for (const { requestId } of unwanted) expect((await pollRegistration(fleet.server, requestId)).body).toEqual({ status: 'rejected' });
   });
 
+  /** The focused control as `row: tag name` (runs in the page: a string, as the test's own TypeScript knows no DOM). */
+  const FOCUSED = `(() => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return '';
+    const row = element.closest('[data-request], [data-device]');
+    const name = element.getAttribute('aria-label') ?? element.textContent?.trim() ?? '';
+    return (row ? (row.dataset.request ?? row.dataset.device) + ': ' : '') + element.tagName.toLowerCase() + ' ' + name;
+  })()`;
+
+  /** Where Tab takes the focus, from the top of the page until it comes round again: `row: name` per control. */
+  async function tabOrder(page: Page, max = 150): Promise<string[]> {
+    await page.evaluate('document.activeElement?.blur()');
+    const seen: string[] = [];
+    for (let i = 0; i < max; i++) {
+      await page.keyboard.press('Tab');
+      const here = await page.evaluate<string>(FOCUSED);
+      if (seen.length > 0 && here === seen[0]) break;
+      seen.push(here);
+    }
+    return seen;
+  }
+
+  it('reaches every control of the pending approvals and of the device table with the keyboard alone', async () => {
+    const { requestId } = await submitRegistration(fleet.server, 'keyboard-1', `user:${ALICE}`);
+    await alice.goto(`${fleet.server.url}/#/pending`);
+    await alice.locator(`[data-request="${requestId}"]`).waitFor();
+    const pending = await tabOrder(alice);
+    expect(pending).toEqual(expect.arrayContaining([`${requestId}: input Select keyboard-1`, `${requestId}: button Approve…`, `${requestId}: button Reject`]));
+    // Rejected with keys only: Tab to its Reject button, Enter.
+    for (let i = 0; i < 150 && (await alice.evaluate<string>(FOCUSED)) !== `${requestId}: button Reject`; i++) await alice.keyboard.press('Tab');
+    expect(await alice.evaluate<string>(FOCUSED)).toBe(`${requestId}: button Reject`);
+    await alice.keyboard.press('Enter');
+    await eventually('the request rejected', async () => (await pollRegistration(fleet.server, requestId)).body.status === 'rejected');
+
+    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.locator('tr[data-device="dev-2"]').waitFor();
+    const devices = await tabOrder(alice);
+    expect(devices).toEqual(expect.arrayContaining(['dev-1: a kitchen-pi', 'dev-1: input Select kitchen-pi', 'dev-2: a garage-gateway', 'dev-2: input Select garage-gateway', 'button Apply']));
+    // Every row's link and checkbox: none is left to the pointer.
+    for (const row of await alice.locator('tr[data-device]').all()) {
+      const id = await row.getAttribute('data-device');
+      const controls = await row.locator('a, button, input, select').count();
+      expect(devices.filter((entry) => entry.startsWith(`${id}: `))).toHaveLength(controls);
+    }
+  });
+
   it('offers a viewer no run controls, and the server refuses the viewer anyway', async () => {
     const victor = (await tab()).page;
     await signIn(victor, VICTOR);

@@ -109,6 +109,42 @@ describe('web dashboard terminal', () => {
     await alice.keyboard.press('Enter');
   });
 
+  it('shows a 24-bit colour: the cell has the colour, and the page logs no CSP violation', async () => {
+    // The text is put together by printf, so only the output, not the command line, reads "truecolor".
+    await run(alice, String.raw`printf '\033[38;2;255;100;0m%s%s\033[0m\n' true color`, /^truecolor$/m);
+    const cell = alice.locator('.xterm-rows span').filter({ hasText: /^truecolor$/ });
+    await expect(cell.evaluate((span) => span.ownerDocument.defaultView!.getComputedStyle(span).color)).resolves.toBe('rgb(255, 100, 0)');
+    // afterEach: no console error, where chromium reports a refused inline style.
+  });
+
+  it('lets the keyboard leave the terminal: Ctrl+M (or the button) makes Tab move the focus, as VS Code does', async () => {
+    const inTerminal = () => alice.evaluate<boolean>("document.activeElement?.closest('.xterm') !== null");
+    const toggle = alice.getByRole('button', { name: 'Tab moves focus' });
+    await alice.locator('.xterm').click();
+    await expect(alice.locator('#terminal-keys').textContent()).resolves.toMatch(/Tab goes to the shell\. Ctrl\+M in the terminal/);
+    // By default Tab belongs to the shell: it completes `ech` to `echo`, and the focus stays.
+    await alice.keyboard.type('ech');
+    await alice.keyboard.press('Tab');
+    expect(await inTerminal()).toBe(true);
+    await alice.keyboard.type('tabbed');
+    await alice.keyboard.press('Enter');
+    await eventually('the completed command run', async () => /^tabbed$/m.test(await screen(alice)), { describe: () => screen(alice) });
+
+    await alice.keyboard.press('Control+M');
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
+    await alice.keyboard.press('Tab');
+    expect(await inTerminal()).toBe(false);
+    await expect(alice.evaluate<string>('document.activeElement?.tagName')).resolves.toMatch(/^(A|BUTTON|INPUT|SELECT|TEXTAREA|SUMMARY)$/);
+    // Back in with Shift+Tab, and out the other way, to the switch, which the keyboard turns off.
+    await alice.keyboard.press('Shift+Tab');
+    expect(await inTerminal()).toBe(true);
+    await alice.keyboard.press('Shift+Tab');
+    await expect(alice.evaluate<string>('document.activeElement?.textContent')).resolves.toBe('Tab moves focus');
+    await alice.keyboard.press('Space');
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
+    await expect(alice.locator('#terminal-keys').textContent()).resolves.toMatch(/^Tab goes to the shell\./);
+  });
+
   it('Ctrl-C interrupts a sleep: the prompt returns and $? is 130; the Interrupt button does the same', async () => {
     const [, shell] = await run(alice, 'echo "pid $$"', /^pid (\d+)$/m);
     await alice.keyboard.type('sleep 100');
