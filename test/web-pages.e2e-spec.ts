@@ -102,7 +102,8 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   it('deploys a YAML run-spec file from the device page and shows the job turn running and healthy', async () => {
     const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
     await panel.locator('input[type=file]').setInputFiles({ name: 'ticker.yaml', mimeType: 'application/yaml', buffer: Buffer.from(TICKER_YAML) });
-    await expect(panel.getByLabel(/Run-spec/).inputValue()).resolves.toBe(TICKER_YAML);
+    // The page reads the file into the text box (asynchronously): what is sent is what is shown.
+    await eventually('the file in the text box', async () => (await panel.getByLabel(/Run-spec/).inputValue()) === TICKER_YAML);
     await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
     const deployed = await panel.getByRole('status').filter({ hasText: 'Deployed into' }).textContent();
     deploymentId = /Deployed into (\S+)\./.exec(deployed!)![1];
