@@ -55,6 +55,22 @@ module.exports = {
       from: { path: '^(apps/[^/]+|libs/common)/' },
       to: { path: '^(apps/[^/]+)/', pathNot: '^$1/' },
     },
+    {
+      name: 'web-takes-browser-safe-common',
+      comment: 'The dashboard (a browser bundle) imports from libs/common only its browser-safe entry point, @svc/common/runspec.',
+      severity: 'error',
+      from: { path: '^apps/web/src/' },
+      to: { path: '^libs/common/src/', pathNot: '^libs/common/src/runspec/index[.]ts$' },
+    },
+    {
+      name: 'runspec-stays-browser-safe',
+      comment: 'libs/common/src/runspec goes into the dashboard: of libs/common it imports only files free of node builtins, and of packages only yaml (its types). (Node builtins are outside includeOnly, so this rule cannot see them.)',
+      severity: 'error',
+      from: { path: '^libs/common/src/runspec/' },
+      to: {
+        pathNot: '^(libs/common/src/(runspec/|deployments/(model|schema|schema-errors|request-checks)[.]ts$|control-chars[.]ts$|errors[.]ts$)|node_modules/yaml/)',
+      },
+    },
   ],
   options: {
     includeOnly: '^(apps/[^/]+/src|libs/[^/]+/src|node_modules)/',

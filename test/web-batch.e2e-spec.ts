@@ -6,52 +6,27 @@
  * own DEVICE_OFFLINE inside a 200 answer; works at 390 px, where rows are cards; no console error.
  */
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
+import type { Locator, Page } from 'playwright-core';
+import { screenshotDir, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { Fleet, startFleet } from './fixtures/fleet';
-import { freePort } from './fixtures/free-port';
 
 const ALICE = 'alice@batch.test';
 const VICTOR = 'victor@batch.test';
 
 describe('web dashboard: batch status and batch exec', () => {
-  let fleet: Fleet;
-  let browser: Browser;
-  const tabs: Tab[] = [];
-
-  beforeAll(async () => {
-    // The dashboard's address must be known to the provider (its redirect URI) before either starts.
-    const port = await freePort();
-    fleet = await startFleet({
-      users: { alice: ALICE, victor: VICTOR },
-      devices: {
-        'b-1': { owner: 'alice', hostname: 'kitchen-pi', runtime: true, shares: { victor: 'viewer' } },
-        'b-2': { owner: 'alice', hostname: 'garage-gw', runtime: true, shares: { victor: 'editor' } },
-        'b-3': { owner: 'alice', hostname: 'attic-box' },
-      },
-      env: { REST_PORT: String(port) },
-      identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] },
-    });
-    browser = await launchBrowser();
-  });
-  // The browser first (its keep-alive connections would hold the server's close), then the fleet and its runtimes.
-  afterAll(async () => {
-    for (const tab of tabs) await tab.close();
-    await browser?.close();
-    await fleet?.close();
-  });
-  afterEach(() => {
-    for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
+  const web = useBrowserFleet({
+    users: { alice: ALICE, victor: VICTOR },
+    devices: {
+      'b-1': { owner: 'alice', hostname: 'kitchen-pi', runtime: true, shares: { victor: 'viewer' } },
+      'b-2': { owner: 'alice', hostname: 'garage-gw', runtime: true, shares: { victor: 'editor' } },
+      'b-3': { owner: 'alice', hostname: 'attic-box' },
+    },
   });
 
   async function signedIn(email: string, width: number): Promise<Page> {
-    const opened = await openTab(browser, width);
-    opened.page.setDefaultTimeout(45_000);
-    tabs.push(opened);
-    await signInThroughProvider(opened.page, fleet.server.url, email);
-    await opened.page.locator('tr[data-device="b-2"]').waitFor();
-    return opened.page;
+    const { page } = await web.signedIn(email, width);
+    await page.locator('tr[data-device="b-2"]').waitFor();
+    return page;
   }
 
   /** The per-device rows of a batch result table, as `{device: [cell texts]}`. */
@@ -86,7 +61,7 @@ describe('web dashboard: batch status and batch exec', () => {
   });
 
   it('batch exec `echo hi` shows hi and exit code 0 for the online devices and DEVICE_OFFLINE for the offline one', async () => {
-    const page = tabs[0].page;
+    const page = web.tabs[0].page;
     await page.getByLabel('Command for the selected devices').fill('echo hi');
     await page.getByRole('button', { name: 'Batch exec' }).click();
     const table = page.getByRole('table', { name: 'Batch exec' });

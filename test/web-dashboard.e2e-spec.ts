@@ -9,17 +9,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
+import type { Page } from 'playwright-core';
+import { signInThroughProvider, Tab, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
-import { freePort } from './fixtures/free-port';
+import type { FleetSpec } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { pollRegistration, registerDevice, startTestServer, submitRegistration } from './fixtures/test-server';
 
 const ALICE = 'alice@web.test';
 const VICTOR = 'victor@web.test';
-const WIDTHS = [1280, 390] as const;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 const spec: FleetSpec = {
@@ -32,67 +30,37 @@ const spec: FleetSpec = {
 };
 
 describe('web dashboard', () => {
-  let fleet: Fleet;
-  let browser: Browser;
-  const tabs: Tab[] = [];
   const runtimes: { rt: RuntimeProcess; dir: string }[] = [];
   const dirs: string[] = [];
-  const shots = screenshotDir();
-
-  beforeAll(async () => {
-    // The dashboard's address must be known to the provider (its redirect URI) before either starts.
-    const port = await freePort();
-    fleet = await startFleet({ ...spec, env: { REST_PORT: String(port) }, identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] } });
-    browser = await launchBrowser();
-  });
   // The browser first (its keep-alive connections would hold the server's close), then the runtimes, then the fleet.
-  afterAll(async () => {
-    for (const tab of tabs) await tab.close();
-    await browser?.close();
-    for (const { rt, dir } of runtimes) {
-      rt.kill('SIGTERM');
-      await rt.exited;
-      rmSync(dir, { recursive: true, force: true });
-    }
-    await fleet?.close();
+  const web = useBrowserFleet(spec, {
+    beforeFleetClose: async () => {
+      for (const { rt, dir } of runtimes) {
+        rt.kill('SIGTERM');
+        await rt.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  });
+  afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
-  afterEach(() => {
-    for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
-  });
 
-  async function tab(): Promise<Tab> {
-    const opened = await openTab(browser, 1280);
-    opened.page.setDefaultTimeout(45_000);
-    tabs.push(opened);
-    return opened;
-  }
-
-  const signIn = (page: Page, email: string) => signInThroughProvider(page, fleet.server.url, email);
-
-  /** Screenshots of the page at both widths; at each, nothing may be wider than the window. */
-  async function shoot(page: Page, name: string): Promise<void> {
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 860 });
-      await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
-      // Runs in the page (a string, as the test's own TypeScript knows no DOM).
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect({ name, width, overflow }).toEqual({ name, width, overflow: 0 });
-    }
-    await page.setViewportSize({ width: 1280, height: 860 });
-  }
+  const tab = () => web.openTab(1280);
+  const signIn = (page: Page, email: string) => signInThroughProvider(page, web.fleet.server.url, email);
+  const shoot = (page: Page, name: string) => web.shoot(page, name);
 
   let aliceTab: Tab;
   let alice: Page;
 
   it('is served at / with a strict Content-Security-Policy, and the API keeps its paths', async () => {
-    const { url } = fleet.server;
+    const { url } = web.fleet.server;
     const index = await fetch(`${url}/`);
     expect(index.status).toBe(200);
     expect(index.headers.get('cache-control')).toBe('no-cache');
     const csp = index.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain(`connect-src 'self' ${new URL(fleet.idp.issuer).origin}`);
+    expect(csp).toContain(`connect-src 'self' ${new URL(web.fleet.idp.issuer).origin}`);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(index.headers.get('x-content-type-options')).toBe('nosniff');
@@ -112,7 +80,7 @@ describe('web dashboard', () => {
   });
 
   it('without a built dashboard, / says so and the API still answers', async () => {
-    const bare = await startTestServer(fleet.idp, { WEB_DIR: join(tmpdir(), 'svc-no-such-web-dir') });
+    const bare = await startTestServer(web.fleet.idp, { WEB_DIR: join(tmpdir(), 'svc-no-such-web-dir') });
     try {
       const index = await fetch(`${bare.url}/`);
       expect(index.status).toBe(404);
@@ -153,14 +121,14 @@ describe('web dashboard', () => {
     const rt = startRuntimeProcess(['run', '--poll-interval', '100ms', '--owner', `user:${ALICE}`, '--device-id', 'web-new'], {
       HOME: dir,
       SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: fleet.server.url,
-      SVC_CA_FILE: fleet.server.tunnel!.caFile,
+      SVC_SERVER_URL: web.fleet.server.url,
+      SVC_CA_FILE: web.fleet.server.tunnel!.caFile,
     });
     runtimes.push({ rt, dir });
     const [, requestId] = await rt.waitForLine('stdout', /request (req_[A-Za-z0-9_-]+)\)/);
     const [, printed] = await rt.waitForLine('stdout', /Key fingerprint: ([A-Z2-7]{4}(?:-[A-Z2-7]{4}){3})$/);
 
-    await alice.goto(`${fleet.server.url}/#/pending`);
+    await alice.goto(`${web.fleet.server.url}/#/pending`);
     const request = alice.locator(`[data-request="${requestId}"]`);
     await request.waitFor();
     const shown = await request.locator('.fingerprint').first().textContent();
@@ -175,7 +143,7 @@ describe('web dashboard', () => {
     await rt.waitForLine('stdout', /Approved: device web-new is registered/);
     await rt.waitForLog('tunnel up');
 
-    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
     await alice.getByLabel('Status').selectOption('online');
     await eventually('web-new online in the table', async () => {
       await alice.getByRole('button', { name: 'Apply' }).click();
@@ -184,7 +152,7 @@ describe('web dashboard', () => {
   });
 
   it('runs a command on a device and shows its output and exit code', async () => {
-    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await alice.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
     await expect(alice.getByLabel('Status').locator('dd').nth(4).textContent()).resolves.toMatch(/^(TCP|QUIC)/);
     await alice.getByRole('textbox', { name: 'Command' }).fill('echo hi');
@@ -204,7 +172,7 @@ describe('web dashboard', () => {
   it('uploads a file into a device directory and downloads it again, bytes equal', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-web-files-'));
     dirs.push(dir);
-    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await alice.getByLabel('Directory').fill(dir);
     await alice.getByRole('button', { name: 'Open', exact: true }).click();
     await alice.getByText('This directory is empty.').waitFor();
@@ -220,18 +188,18 @@ describe('web dashboard', () => {
   });
 
   it('lists organizations and their members', async () => {
-    await alice.goto(`${fleet.server.url}/#/orgs`);
+    await alice.goto(`${web.fleet.server.url}/#/orgs`);
     await alice.getByRole('button', { name: 'acme' }).click();
     await alice.getByText(VICTOR).waitFor();
     await shoot(alice, 'orgs');
   });
 
   it('pages through the devices with GET /devices\'s cursor', async () => {
-    for (let i = 0; i < 25; i++) await registerDevice(fleet.server, `bulk-${String(i).padStart(2, '0')}`, `user:${ALICE}`, fleet.user('alice').caller);
-    const all = ((await fleet.server.api.get('/devices?limit=1000', fleet.user('alice').caller)).body as { items: { id: string }[] }).items.map((d) => d.id);
+    for (let i = 0; i < 25; i++) await registerDevice(web.fleet.server, `bulk-${String(i).padStart(2, '0')}`, `user:${ALICE}`, web.fleet.user('alice').caller);
+    const all = ((await web.fleet.server.api.get('/devices?limit=1000', web.fleet.user('alice').caller)).body as { items: { id: string }[] }).items.map((d) => d.id);
     expect(all.length).toBeGreaterThan(25);
 
-    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
     await alice.getByRole('button', { name: 'Refresh' }).click();
     const ids = () => alice.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-device')));
     await eventually('a full first page', async () => (await ids()).length === 25, { describe: async () => `${JSON.stringify(await ids())}\n${await alice.locator('main').textContent()}` });
@@ -247,22 +215,71 @@ describe('web dashboard', () => {
   });
 
   it('rejects the selected registration requests at once', async () => {
-    const unwanted = [await submitRegistration(fleet.server, 'stranger-1', `user:${ALICE}`), await submitRegistration(fleet.server, 'stranger-2', `user:${ALICE}`)];
-    const kept = await submitRegistration(fleet.server, 'stranger-3', `user:${ALICE}`);
-    await alice.goto(`${fleet.server.url}/#/orgs`);
-    await alice.goto(`${fleet.server.url}/#/pending`);
+    const unwanted = [await submitRegistration(web.fleet.server, 'stranger-1', `user:${ALICE}`), await submitRegistration(web.fleet.server, 'stranger-2', `user:${ALICE}`)];
+    const kept = await submitRegistration(web.fleet.server, 'stranger-3', `user:${ALICE}`);
+    await alice.goto(`${web.fleet.server.url}/#/orgs`);
+    await alice.goto(`${web.fleet.server.url}/#/pending`);
     for (const { requestId } of unwanted) await alice.locator(`[data-request="${requestId}"]`).getByRole('checkbox').check();
     await alice.getByRole('button', { name: 'Reject selected (2)' }).click();
     await alice.getByRole('status').filter({ hasText: 'Rejected 2 request(s).' }).waitFor();
     await eventually('the rejected requests gone from the page', async () => (await alice.locator('[data-request]').count()) === 1);
     expect(await alice.locator(`[data-request="${kept.requestId}"]`).count()).toBe(1);
-    for (const { requestId } of unwanted) expect((await pollRegistration(fleet.server, requestId)).body).toEqual({ status: 'rejected' });
+    for (const { requestId } of unwanted) expect((await pollRegistration(web.fleet.server, requestId)).body).toEqual({ status: 'rejected' });
+  });
+
+  /** The focused control as `row: tag name` (runs in the page: a string, as the test's own TypeScript knows no DOM). */
+  const FOCUSED = `(() => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return '';
+    const row = element.closest('[data-request], [data-device]');
+    const name = element.getAttribute('aria-label') ?? element.textContent?.trim() ?? '';
+    return (row ? (row.dataset.request ?? row.dataset.device) + ': ' : '') + element.tagName.toLowerCase() + ' ' + name;
+  })()`;
+
+  /** Where Tab takes the focus, from the top of the page until it comes round again: `row: name` per control. */
+  async function tabOrder(page: Page, max = 150): Promise<string[]> {
+    await page.evaluate('document.activeElement?.blur()');
+    const seen: string[] = [];
+    for (let i = 0; i < max; i++) {
+      await page.keyboard.press('Tab');
+      const here = await page.evaluate<string>(FOCUSED);
+      if (seen.length > 0 && here === seen[0]) break;
+      seen.push(here);
+    }
+    return seen;
+  }
+
+  it('reaches every control of the pending approvals and of the device table with the keyboard alone', async () => {
+    const { requestId } = await submitRegistration(web.fleet.server, 'keyboard-1', `user:${ALICE}`);
+    await alice.goto(`${web.fleet.server.url}/#/pending`);
+    await alice.locator(`[data-request="${requestId}"]`).waitFor();
+    const pending = await tabOrder(alice);
+    expect(pending).toEqual(expect.arrayContaining([`${requestId}: input Select keyboard-1`, `${requestId}: button Approve…`, `${requestId}: button Reject`]));
+    // Rejected with keys only: Tab to its Reject button, Enter.
+    for (let i = 0; i < 150 && (await alice.evaluate<string>(FOCUSED)) !== `${requestId}: button Reject`; i++) await alice.keyboard.press('Tab');
+    expect(await alice.evaluate<string>(FOCUSED)).toBe(`${requestId}: button Reject`);
+    await alice.keyboard.press('Enter');
+    await eventually('the request rejected', async () => (await pollRegistration(web.fleet.server, requestId)).body.status === 'rejected');
+
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
+    await alice.locator('tr[data-device]').first().waitFor();
+    const devices = await tabOrder(alice);
+    expect(devices).toEqual(expect.arrayContaining(['button Apply', 'button Refresh']));
+    // Every row's link and checkbox (whichever devices the page shows): none is left to the pointer.
+    const rows = await alice.locator('tr[data-device]').all();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const id = await row.getAttribute('data-device');
+      const controls = await row.locator('a, button, input, select').count();
+      expect(controls).toBeGreaterThan(0);
+      expect(devices.filter((entry) => entry.startsWith(`${id}: `))).toHaveLength(controls);
+    }
   });
 
   it('offers a viewer no run controls, and the server refuses the viewer anyway', async () => {
     const victor = (await tab()).page;
     await signIn(victor, VICTOR);
-    await victor.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await victor.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await victor.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
     expect(await victor.locator('[data-role]').textContent()).toBe('viewer');
     expect(await victor.getByRole('textbox', { name: 'Command' }).count()).toBe(0);
@@ -270,20 +287,20 @@ describe('web dashboard', () => {
     expect(await victor.getByRole('heading', { name: 'Files' }).count()).toBe(0);
     await victor.getByText('may view this device only').waitFor();
 
-    const refused = await fleet.server.api.post('/api/exec', { device: 'dev-1', command: ['echo', 'hi'] }, fleet.user('victor').caller);
+    const refused = await web.fleet.server.api.post('/api/exec', { device: 'dev-1', command: ['echo', 'hi'] }, web.fleet.user('victor').caller);
     expect(refused.status).toBe(403);
 
     // What the page asked: AccessPolicy's answer; a device not shared with the viewer does not exist for them.
-    const victorCaller = fleet.user('victor').caller;
-    expect((await fleet.server.api.get('/devices/dev-1/capabilities', victorCaller)).body).toEqual({ device_id: 'dev-1', role: 'viewer', owner: false, capabilities: ['device:view'] });
-    expect((await fleet.server.api.get('/devices/dev-2/capabilities', victorCaller)).status).toBe(404);
-    expect((await fleet.server.api.get('/devices/dev-1/capabilities')).status).toBe(401);
-    const owner = (await fleet.server.api.get('/devices/dev-1/capabilities', fleet.user('alice').caller)).body;
+    const victorCaller = web.fleet.user('victor').caller;
+    expect((await web.fleet.server.api.get('/devices/dev-1/capabilities', victorCaller)).body).toEqual({ device_id: 'dev-1', role: 'viewer', owner: false, capabilities: ['device:view'] });
+    expect((await web.fleet.server.api.get('/devices/dev-2/capabilities', victorCaller)).status).toBe(404);
+    expect((await web.fleet.server.api.get('/devices/dev-1/capabilities')).status).toBe(401);
+    const owner = (await web.fleet.server.api.get('/devices/dev-1/capabilities', web.fleet.user('alice').caller)).body;
     expect(owner).toMatchObject({ role: 'admin', owner: true, capabilities: expect.arrayContaining(['device:exec', 'device:write-files', 'device:own']) });
   });
 
   it('shows an unknown device as the API answers it: message and request id', async () => {
-    await alice.goto(`${fleet.server.url}/#/devices/no-such-device`);
+    await alice.goto(`${web.fleet.server.url}/#/devices/no-such-device`);
     const alert = alice.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/not found/i);
@@ -295,12 +312,12 @@ describe('web dashboard', () => {
   });
 
   it('signs out: tokens forgotten, the provider session ended, the next sign-in asks who you are', async () => {
-    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
     await alice.getByRole('button', { name: 'Sign out' }).click();
     await alice.getByRole('button', { name: 'Yes, sign me out' }).click();
-    await alice.waitForURL(`${fleet.server.url}/`);
+    await alice.waitForURL(`${web.fleet.server.url}/`);
     await alice.getByRole('button', { name: 'Sign in' }).waitFor();
-    await alice.goto(`${fleet.server.url}/#/devices`);
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
     await alice.getByRole('button', { name: 'Sign in' }).click();
     await alice.getByLabel('E-mail address').waitFor();
   });

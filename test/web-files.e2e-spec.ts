@@ -8,54 +8,36 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
-import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import type { Download, Page } from 'playwright-core';
+import { signInThroughProvider, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { Fleet, startFleet } from './fixtures/fleet';
-import { freePort } from './fixtures/free-port';
 
 const ALICE = 'alice@web-files.test';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('web dashboard files', () => {
-  let fleet: Fleet;
-  let browser: Browser;
-  let tab: Tab;
+  const web = useBrowserFleet({ users: { alice: ALICE }, devices: { 'dev-1': { owner: 'alice', hostname: 'files-pi', runtime: true } } });
   let page: Page;
   let dir: string;
   const downloads: Download[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    fleet = await startFleet({
-      env: { REST_PORT: String(port) },
-      identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] },
-      users: { alice: ALICE },
-      devices: { 'dev-1': { owner: 'alice', hostname: 'files-pi', runtime: true } },
-    });
-    browser = await launchBrowser();
-    tab = await openTab(browser, 1280);
-    page = tab.page;
-    page.setDefaultTimeout(45_000);
+    page = (await web.openTab(1280)).page;
     page.on('download', (download) => downloads.push(download));
-    await signInThroughProvider(page, fleet.server.url, ALICE);
+    await signInThroughProvider(page, web.fleet.server.url, ALICE);
     dir = mkdtempSync(join(tmpdir(), 'svc-web-files-'));
     // Neighbours the checksum lookup must neither hash nor descend into.
     writeFileSync(join(dir, 'neighbour.bin'), randomBytes(1000));
     mkdirSync(join(dir, 'sub'));
     writeFileSync(join(dir, 'sub', 'deep.bin'), randomBytes(1000));
-    await page.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await page.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await page.getByLabel('Directory').fill(dir);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await page.getByRole('button', { name: 'Download neighbour.bin' }).waitFor();
   });
-  afterAll(async () => {
-    await tab?.close();
-    await browser?.close();
-    await fleet?.close();
+  afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-  afterEach(() => expect(tab.consoleErrors).toEqual([]));
 
   /** Drops files on the panel's drop zone as a browser does: a DataTransfer built in the page. */
   async function drop(files: { name: string; bytes: Buffer }[]): Promise<void> {

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { EventStreams } from '../apps/server/src/events/event-streams.service';
-import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import { launchBrowser, openTab, signInThroughProvider, Tab, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { Fleet, startFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
@@ -24,37 +23,25 @@ const WITHIN_MS = 2_000;
 const WINDOW = 8;
 
 describe('web dashboard: live updates', () => {
-  let fleet: Fleet;
-  let browser: Browser;
   let tab: Tab;
   let page: Page;
   let runtime: RuntimeProcess | null = null;
   let navigations = 0;
   const dirs: string[] = [];
 
-  beforeAll(async () => {
-    // The dashboard's address must be known to the provider (its redirect URI) before either starts.
-    const port = await freePort();
-    fleet = await startFleet({
+  // The browser first (its open stream would hold the server's close), then the runtime, then the fleet.
+  const web = useBrowserFleet(
+    {
       users: { alice: ALICE },
       devices: { 'live-1': { owner: 'alice', hostname: 'porch-pi' } },
       relay: true,
       // A small window, so that a client away for a few events is told to reset.
-      env: { REST_PORT: String(port), EVENTS_WINDOW: String(WINDOW) },
-      identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] },
-    });
-    browser = await launchBrowser();
-  });
-  // The browser first (its open stream would hold the server's close), then the runtime, then the fleet.
-  afterAll(async () => {
-    await tab?.close();
-    await browser?.close();
-    await stopRuntime();
-    await fleet?.close();
+      env: { EVENTS_WINDOW: String(WINDOW) },
+    },
+    { beforeFleetClose: () => stopRuntime() },
+  );
+  afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-  afterEach(() => {
-    expect(tab?.consoleErrors ?? []).toEqual([]);
   });
 
   async function startRuntime(): Promise<void> {
@@ -63,9 +50,9 @@ describe('web dashboard: live updates', () => {
     runtime = startRuntimeProcess(['run'], {
       HOME: dir,
       SVC_CONFIG_DIR: join(dir, 'svc'),
-      SVC_SERVER_URL: fleet.server.url,
-      SVC_CA_FILE: fleet.server.tunnel!.caFile,
-      SVC_API_KEY: fleet.device('live-1').apiKey,
+      SVC_SERVER_URL: web.fleet.server.url,
+      SVC_CA_FILE: web.fleet.server.tunnel!.caFile,
+      SVC_API_KEY: web.fleet.device('live-1').apiKey,
     });
     await runtime.waitForLog('tunnel up');
   }
@@ -84,10 +71,9 @@ describe('web dashboard: live updates', () => {
 
   it('signs in, shows the device online, and the header says the page is live', async () => {
     await startRuntime();
-    tab = await openTab(browser, 1280);
+    tab = await web.openTab(1280);
     page = tab.page;
-    page.setDefaultTimeout(45_000);
-    await signInThroughProvider(page, fleet.server.url, ALICE);
+    await signInThroughProvider(page, web.fleet.server.url, ALICE);
     await eventually('the device online in the table', async () => (await statusCell().textContent()) === 'online');
     await eventually('the indicator live', async () => (await liveState()) === 'live');
     await page.evaluate("window.__liveMarker = 'set before'");
@@ -115,7 +101,7 @@ describe('web dashboard: live updates', () => {
     await page.getByRole('heading', { name: 'Pending registrations' }).waitFor();
     await page.getByText('No registration is waiting.').waitFor();
 
-    const { requestId, fingerprint } = await submitRegistration(fleet.server, 'live-new', `user:${ALICE}`, { hostname: 'barn-cam' });
+    const { requestId, fingerprint } = await submitRegistration(web.fleet.server, 'live-new', `user:${ALICE}`, { hostname: 'barn-cam' });
     const request = page.locator(`[data-request="${requestId}"]`);
     await request.waitFor();
     await expect(request.locator('.fingerprint').first().textContent()).resolves.toBe(fingerprint);
@@ -143,7 +129,7 @@ describe('web dashboard: live updates', () => {
     });
 
     // The server ends every open stream; while the page waits to reconnect (the server's retry: 3 s), the runtime stops.
-    fleet.server.app.get(EventStreams).beforeApplicationShutdown();
+    web.fleet.server.app.get(EventStreams).beforeApplicationShutdown();
     await stopRuntime();
     await eventually('the indicator live again', async () => (await page.evaluate<string[]>('window.__liveStates')).includes('live'));
     await expect(page.evaluate<string[]>('window.__liveStates')).resolves.toEqual(['reconnecting', 'live']);
@@ -181,8 +167,8 @@ describe('web dashboard: live updates', () => {
       if (new URL(request.url()).pathname === '/devices') listLoads.push(request.url());
     });
     // The stream drops; while the page waits to reconnect, more events than the window holds happen.
-    fleet.server.app.get(EventStreams).beforeApplicationShutdown();
-    await Promise.all(Array.from({ length: WINDOW + 1 }, (_, i) => submitRegistration(fleet.server, `gap-${i}`, `user:${ALICE}`, { hostname: `gap-host-${i}` })));
+    web.fleet.server.app.get(EventStreams).beforeApplicationShutdown();
+    await Promise.all(Array.from({ length: WINDOW + 1 }, (_, i) => submitRegistration(web.fleet.server, `gap-${i}`, `user:${ALICE}`, { hostname: `gap-host-${i}` })));
     await page.getByRole('link', { name: `gap-host-${WINDOW} (review)` }).waitFor();
     expect(listLoads.length).toBeGreaterThan(0);
     await expect(stillSamePage()).resolves.toBe(true);
@@ -196,9 +182,9 @@ describe('web dashboard: live updates', () => {
     });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Yes, sign me out' }).click();
-    await page.waitForURL(`${fleet.server.url}/`);
+    await page.waitForURL(`${web.fleet.server.url}/`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await eventually('no stream of alice open on the server', () => fleet.server.app.get(EventStreams).stats().every((s) => s.email !== ALICE));
+    await eventually('no stream of alice open on the server', () => web.fleet.server.app.get(EventStreams).stats().every((s) => s.email !== ALICE));
     expect(opened).toEqual([]);
   });
 });

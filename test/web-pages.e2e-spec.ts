@@ -6,18 +6,15 @@
  * devices, and users awaiting approval for an administrator. No console error anywhere; screenshots
  * at 1280 and 390 px (UPDATE_SCREENSHOTS=1 writes them to docs/screenshots).
  */
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
+import type { Page } from 'playwright-core';
+import { useBrowserFleet } from './fixtures/browser';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { eventually } from './fixtures/eventually';
-import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
-import { freePort } from './fixtures/free-port';
+import type { FleetSpec } from './fixtures/fleet';
 
 const ALICE = 'alice@pages.test';
 const VICTOR = 'victor@pages.test';
 const NEWCOMER = 'newcomer@elsewhere.test';
-const WIDTHS = [1280, 390] as const;
 /** Browsers log every refused request; a test that provokes one names it and removes it. */
 const refusedRequest = (status: number) => new RegExp(`Failed to load resource: the server responded with a status of ${status}`);
 
@@ -39,74 +36,81 @@ const ticker = serviceJob('ticker', {
   restart: { policy: 'always', backoff: '200ms', max_backoff: '1s' },
 });
 
+/** The ticker as a user writes it (docs/runspec.md): a deployment document the page reads as `svc deploy` does. */
+const TICKER_YAML = `name: ticker from the page
+jobs:
+  - id: ticker
+    steps:
+      - name: main
+        run: 'i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.5; done'
+    observe:
+      health: {every: 300ms, observe: 'true', fails_after: 2}
+    restart: {policy: always, backoff: 200ms, max_backoff: 1s}
+`;
+
 describe('web dashboard: deployments, access, audit, organizations, users', () => {
-  let fleet: Fleet;
-  let browser: Browser;
+  const web = useBrowserFleet(spec);
   let ticking: NodeJS.Timeout | undefined;
-  const tabs: Tab[] = [];
-  const shots = screenshotDir();
 
-  beforeAll(async () => {
-    const port = await freePort();
-    fleet = await startFleet({ ...spec, env: { ...spec.env, REST_PORT: String(port) }, identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] } });
+  beforeAll(() => {
     // The test server's clock stands still; deployment reports stored in the same instant would tie as "newest".
-    ticking = setInterval(() => fleet.server.clock.advance(20), 20);
-    browser = await launchBrowser();
+    ticking = setInterval(() => web.fleet.server.clock.advance(20), 20);
   });
-  afterAll(async () => {
-    clearInterval(ticking);
-    for (const tab of tabs) await tab.close();
-    await browser?.close();
-    await fleet?.close();
-  });
-  afterEach(() => {
-    for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
-  });
+  afterAll(() => clearInterval(ticking));
 
-  async function tab(email: string): Promise<Page> {
-    const opened = await openTab(browser, 1280);
-    opened.page.setDefaultTimeout(45_000);
-    tabs.push(opened);
-    await signInThroughProvider(opened.page, fleet.server.url, email);
-    return opened.page;
-  }
+  const tab = async (email: string): Promise<Page> => (await web.signedIn(email)).page;
 
   /** Forgets the console lines of requests the test made the server refuse on purpose (there must be some). */
   function expectRefusedInConsole(page: Page, status: number): void {
-    const opened = tabs.find((t) => t.page === page)!;
+    const opened = web.tabs.find((t) => t.page === page)!;
     const expected = refusedRequest(status);
     expect(opened.consoleErrors.filter((line) => expected.test(line)).length).toBeGreaterThan(0);
     opened.consoleErrors.splice(0, opened.consoleErrors.length, ...opened.consoleErrors.filter((line) => !expected.test(line)));
   }
 
-  async function shoot(page: Page, name: string): Promise<void> {
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 860 });
-      await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect({ name, width, overflow }).toEqual({ name, width, overflow: 0 });
-    }
-    await page.setViewportSize({ width: 1280, height: 860 });
-  }
+  const shoot = (page: Page, name: string) => web.shoot(page, name);
 
   const deploymentsOf = async (device: string) =>
-    ((await fleet.server.api.post('/devices/deployments/list', { devices: [device] }, fleet.user('alice').caller)).body as { results: { deployments: { id: string; active: boolean }[] }[] }).results[0].deployments;
+    ((await web.fleet.server.api.post('/devices/deployments/list', { devices: [device] }, web.fleet.user('alice').caller)).body as { results: { deployments: { id: string; active: boolean }[] }[] }).results[0].deployments;
 
   let alice: Page;
   let deploymentId: string;
 
-  it('deploys from the device page and shows the job turn running and healthy', async () => {
+  it('refuses a bad run-spec on the page, naming its line and field, and sends nothing', async () => {
     alice = await tab(ALICE);
-    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
     await panel.getByText('No deployment on this device.').waitFor();
+    const deploys: string[] = [];
+    alice.on('request', (request) => {
+      if (request.url().includes('/deployments/jobs')) deploys.push(request.url());
+    });
 
     await panel.locator('summary', { hasText: 'Deploy' }).click();
-    await panel.getByLabel(/Deploy request/).fill(JSON.stringify(deployRequest([ticker], { name: 'ticker from the page' }), null, 2));
+    const spec = panel.getByLabel(/Run-spec/);
+    const refusal = panel.getByRole('alert');
+    await spec.fill('id: ticker\nsteps:\n  - name: main\n    run: [echo, "unclosed\n');
+    await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect(refusal.textContent()).resolves.toMatch(/^INVALID_INPUT pasted text:5: Missing closing "quote/);
+    await spec.fill('id: ticker\nsteps:\n  - name: main\n    run: echo hi\n    retries: 3\n');
+    await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect(refusal.filter({ hasText: 'retries' }).textContent()).resolves.toMatch(/^INVALID_INPUT pasted text:5: steps\[0\]\.retries: /);
+    expect(deploys).toEqual([]);
+    expect(await deploymentsOf('dev-1')).toEqual([]);
+  });
+
+  it('deploys a YAML run-spec file from the device page and shows the job turn running and healthy', async () => {
+    const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
+    await panel.locator('input[type=file]').setInputFiles({ name: 'ticker.yaml', mimeType: 'application/yaml', buffer: Buffer.from(TICKER_YAML) });
+    // The page reads the file into the text box (asynchronously): what is sent is what is shown.
+    await eventually('the file in the text box', async () => (await panel.getByLabel(/Run-spec/).inputValue()) === TICKER_YAML);
     await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
     const deployed = await panel.getByRole('status').filter({ hasText: 'Deployed into' }).textContent();
     deploymentId = /Deployed into (\S+)\./.exec(deployed!)![1];
     expect(await deploymentsOf('dev-1')).toEqual([expect.objectContaining({ id: deploymentId, active: true })]);
+    // The page sent what `svc deploy` makes of the same file.
+    const shown = (await web.fleet.server.api.get(`/devices/dev-1/deployment?deployment_id=${deploymentId}`, web.fleet.user('alice').caller)).body as { name: string; jobs: unknown[] };
+    expect({ name: shown.name, jobs: shown.jobs }).toEqual({ name: 'ticker from the page', jobs: [ticker] });
 
     const row = panel.locator(`tr[data-deployment="${deploymentId}"]`);
     await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe('active');
@@ -172,7 +176,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     const bad = new RegExp(`Cloned ${good} into (\\S+)\\.`).exec(cloned!)![1];
     const broken = serviceJob('api', { steps: [{ name: 'main', run: ['sleep', '3600'] }], observe: { health: { every: '200ms', observe: 'exit 1', fails_after: 2 } } });
     const request = deployRequest([broken], { deployment_id: bad, mode: 'replace', rollback: { on_health_failure: 'any', stabilization_period_secs: 20 } });
-    await panel.getByLabel(/Deploy request/).fill(JSON.stringify(request));
+    await panel.getByLabel(/Run-spec/).fill(JSON.stringify(request));
     await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
     await panel.getByRole('status').filter({ hasText: `Deployed into ${bad}.` }).waitFor();
     await panel.locator(`tr[data-deployment="${bad}"]`).getByRole('button', { name: 'Activate' }).click();
@@ -203,7 +207,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await shoot(alice, 'device-access');
 
     const victor = await tab(VICTOR);
-    await victor.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await victor.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await victor.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
     const deployments = victor.locator('.card', { has: victor.getByRole('heading', { name: 'Deployments' }) });
     await deployments.locator('tr[data-job="ticker"]').waitFor();
@@ -213,14 +217,14 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     expect(await victor.getByRole('button', { name: /^(Remove|Stop sharing)/ }).count()).toBe(0);
     expect(await victor.locator('details.deploy').count()).toBe(0);
     expect(await victor.getByLabel('E-mail or organization id').count()).toBe(0);
-    const victorCaller = fleet.user('victor').caller;
-    expect((await fleet.server.api.post('/devices/dev-1/deployments/jobs', deployRequest([ticker]), victorCaller)).status).toBe(403);
-    expect((await fleet.server.api.post('/devices/dev-1/access', { email_or_org_id: 'x@pages.test', role: 'viewer' }, victorCaller)).status).toBe(403);
+    const victorCaller = web.fleet.user('victor').caller;
+    expect((await web.fleet.server.api.post('/devices/dev-1/deployments/jobs', deployRequest([ticker]), victorCaller)).status).toBe(403);
+    expect((await web.fleet.server.api.post('/devices/dev-1/access', { email_or_org_id: 'x@pages.test', role: 'viewer' }, victorCaller)).status).toBe(403);
 
     await access.getByRole('button', { name: `Stop sharing with ${VICTOR}` }).click();
     await access.getByRole('status').filter({ hasText: `Stopped sharing with ${VICTOR}.` }).waitFor();
     await access.getByText('Not shared.').waitFor();
-    expect((await fleet.server.api.get('/devices/dev-1/access', fleet.user('alice').caller)).body).toEqual([]);
+    expect((await web.fleet.server.api.get('/devices/dev-1/access', web.fleet.user('alice').caller)).body).toEqual([]);
   });
 
   it('shows a refused share as the API answers it: message and request id', async () => {
@@ -236,12 +240,12 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
 
   it('shows the audit log newest first, and only the chosen days', async () => {
     // A reload would sign out (tokens live in memory): away and back remounts the device page.
-    await alice.goto(`${fleet.server.url}/#/devices`);
-    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
+    await alice.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     const audit = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Audit log' }) });
     const table = audit.getByRole('table', { name: 'Audit log' });
     await table.waitFor();
-    const expected = ((await fleet.server.api.get('/devices/dev-1/audit-logs?max=200', fleet.user('alice').caller)).body as { logs: { timestamp: string; action: string }[] }).logs;
+    const expected = ((await web.fleet.server.api.get('/devices/dev-1/audit-logs?max=200', web.fleet.user('alice').caller)).body as { logs: { timestamp: string; action: string }[] }).logs;
     const shown = await table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-action')));
     expect(shown).toEqual(expected.map((e) => e.action));
     expect(shown).toEqual(expect.arrayContaining(['device.access_added', 'device.access_removed', 'device.deployment_logs_read']));
@@ -257,12 +261,12 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await audit.getByLabel('From (UTC)').fill(day);
     await audit.getByLabel('To (UTC, inclusive)').fill(day);
     await audit.getByRole('button', { name: 'Show' }).click();
-    const logOf = async () => ((await fleet.server.api.get('/devices/dev-1/audit-logs?max=200', fleet.user('alice').caller)).body as { logs: { timestamp: string }[] }).logs;
+    const logOf = async () => ((await web.fleet.server.api.get('/devices/dev-1/audit-logs?max=200', web.fleet.user('alice').caller)).body as { logs: { timestamp: string }[] }).logs;
     await eventually('the entries of that day', async () => (await table.locator('tbody tr').count()) === (await logOf()).filter((e) => e.timestamp.startsWith(day)).length);
   });
 
   it('manages organization members, their roles and devices', async () => {
-    await alice.goto(`${fleet.server.url}/#/orgs`);
+    await alice.goto(`${web.fleet.server.url}/#/orgs`);
     await alice.getByRole('button', { name: 'acme' }).click();
     const members = alice.getByRole('list', { name: 'Members of acme' });
     await members.getByText(VICTOR).waitFor();
@@ -271,8 +275,8 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await alice.getByLabel('Member e-mail').fill('carol@pages.test');
     await alice.getByRole('button', { name: 'Add member' }).click();
     await members.locator('[data-member="carol@pages.test"]').waitFor();
-    const caller = fleet.user('alice').caller;
-    expect((await fleet.server.api.get('/orgs/acme/members', caller)).body).toEqual(expect.arrayContaining([{ email: VICTOR, role: 'editor' }, { email: 'carol@pages.test', role: 'viewer' }]));
+    const caller = web.fleet.user('alice').caller;
+    expect((await web.fleet.server.api.get('/orgs/acme/members', caller)).body).toEqual(expect.arrayContaining([{ email: VICTOR, role: 'editor' }, { email: 'carol@pages.test', role: 'viewer' }]));
     await alice.getByRole('button', { name: 'Remove carol@pages.test' }).click();
     await eventually('carol gone', async () => (await members.locator('[data-member="carol@pages.test"]').count()) === 0);
 
@@ -281,14 +285,14 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await alice.getByRole('button', { name: 'Move into acme' }).click();
     const devices = alice.getByRole('list', { name: 'Devices of acme' });
     await devices.getByRole('link', { name: 'garage-gateway' }).waitFor();
-    expect((await fleet.server.api.get('/orgs/acme/devices', caller)).body).toEqual([expect.objectContaining({ id: 'dev-2' })]);
+    expect((await web.fleet.server.api.get('/orgs/acme/devices', caller)).body).toEqual([expect.objectContaining({ id: 'dev-2' })]);
     await shoot(alice, 'orgs-detail');
     await alice.getByRole('button', { name: 'Take garage-gateway out' }).click();
     await alice.getByText('No device belongs to this organization.').waitFor();
 
     // Victor, now an editor of acme, may not manage it: no member or device controls.
-    const victor = tabs[1].page;
-    await victor.goto(`${fleet.server.url}/#/orgs`);
+    const victor = web.tabs[1].page;
+    await victor.goto(`${web.fleet.server.url}/#/orgs`);
     await victor.getByRole('button', { name: 'acme' }).click();
     await victor.getByRole('list', { name: 'Members of acme' }).waitFor();
     expect(await victor.getByRole('button', { name: /^(Add member|Remove|Move into|Take)/ }).count()).toBe(0);
@@ -296,31 +300,31 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   });
 
   it('lists users awaiting approval for an administrator only, who approves them', async () => {
-    const newcomer = await fleet.server.login(NEWCOMER);
-    expect((await fleet.server.api.get('/me', newcomer)).status).toBe(403);
+    const newcomer = await web.fleet.server.login(NEWCOMER);
+    expect((await web.fleet.server.api.get('/me', newcomer)).status).toBe(403);
 
-    const victor = tabs[1].page;
-    await victor.goto(`${fleet.server.url}/#/devices`);
-    await victor.goto(`${fleet.server.url}/#/orgs`);
+    const victor = web.tabs[1].page;
+    await victor.goto(`${web.fleet.server.url}/#/devices`);
+    await victor.goto(`${web.fleet.server.url}/#/orgs`);
     await victor.getByRole('heading', { name: 'Organizations' }).waitFor();
     await victor.getByRole('button', { name: 'acme' }).waitFor();
     expect(await victor.getByRole('heading', { name: 'Users awaiting approval' }).count()).toBe(0);
-    expect((await fleet.server.api.get('/me/capabilities', fleet.user('victor').caller)).body).toEqual({ capabilities: [] });
+    expect((await web.fleet.server.api.get('/me/capabilities', web.fleet.user('victor').caller)).body).toEqual({ capabilities: [] });
 
-    await alice.goto(`${fleet.server.url}/#/devices`);
-    await alice.goto(`${fleet.server.url}/#/orgs`);
+    await alice.goto(`${web.fleet.server.url}/#/devices`);
+    await alice.goto(`${web.fleet.server.url}/#/orgs`);
     const waiting = alice.locator(`[data-user="${NEWCOMER}"]`);
     await waiting.waitFor();
     await shoot(alice, 'users');
     await alice.getByRole('button', { name: `Approve ${NEWCOMER}` }).click();
     await alice.getByRole('status').filter({ hasText: `Approved ${NEWCOMER}.` }).waitFor();
     await alice.getByText('Nobody is waiting.').waitFor();
-    expect((await fleet.server.api.get('/me', newcomer)).status).toBe(200);
+    expect((await web.fleet.server.api.get('/me', newcomer)).status).toBe(200);
   });
 
   it('answers what the caller may do on the server and on an organization, from AccessPolicy', async () => {
-    const api = fleet.server.api;
-    const [aliceCaller, victorCaller] = [fleet.user('alice').caller, fleet.user('victor').caller];
+    const api = web.fleet.server.api;
+    const [aliceCaller, victorCaller] = [web.fleet.user('alice').caller, web.fleet.user('victor').caller];
     expect((await api.get('/me/capabilities', aliceCaller)).body).toEqual({ capabilities: ['server:create-orgs', 'server:manage-users', 'server:read-metrics'] });
     expect((await api.get('/me/capabilities', victorCaller)).body).toEqual({ capabilities: [] });
     expect((await api.get('/orgs/acme/capabilities', aliceCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices', 'org:manage', 'org:move-devices', 'org:delete'] });

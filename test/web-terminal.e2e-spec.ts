@@ -10,15 +10,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openTab, screenshotDir, signInThroughProvider, Tab } from './fixtures/browser';
+import type { Page } from 'playwright-core';
+import { useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { Fleet, FleetSpec, startFleet } from './fixtures/fleet';
-import { freePort } from './fixtures/free-port';
+import type { FleetSpec } from './fixtures/fleet';
 
 const ALICE = 'alice@term.test';
 const VICTOR = 'victor@term.test';
-const WIDTHS = [1280, 390] as const;
 
 const spec: FleetSpec = {
   users: { alice: ALICE, victor: VICTOR },
@@ -41,32 +39,8 @@ function sleeping(shellPid: string): boolean {
 }
 
 describe('web dashboard terminal', () => {
-  let fleet: Fleet;
-  let browser: Browser;
-  const tabs: Tab[] = [];
-  const shots = screenshotDir();
-
-  beforeAll(async () => {
-    const port = await freePort();
-    fleet = await startFleet({ ...spec, env: { REST_PORT: String(port) }, identityProvider: { webRedirectUris: [`http://127.0.0.1:${port}/`] } });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    for (const tab of tabs) await tab.close();
-    await browser?.close();
-    await fleet?.close();
-  });
-  afterEach(() => {
-    for (const tab of tabs) expect(tab.consoleErrors).toEqual([]);
-  });
-
-  async function signedIn(email: string): Promise<Page> {
-    const opened = await openTab(browser, 1280);
-    opened.page.setDefaultTimeout(45_000);
-    tabs.push(opened);
-    await signInThroughProvider(opened.page, fleet.server.url, email);
-    return opened.page;
-  }
+  const web = useBrowserFleet(spec);
+  const signedIn = async (email: string): Promise<Page> => (await web.signedIn(email)).page;
 
   /** Types a line into the terminal and waits for `expected` to appear on its screen after it. */
   async function run(page: Page, line: string, expected: RegExp): Promise<RegExpMatchArray> {
@@ -84,7 +58,7 @@ describe('web dashboard terminal', () => {
 
   it('opens the device shell: typed input reaches it and its output is on the screen', async () => {
     alice = await signedIn(ALICE);
-    await alice.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await alice.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await alice.getByRole('heading', { name: 'Terminal' }).waitFor();
     // No shell until asked for: a visit of the page opens none.
     await alice.locator('[data-terminal-state="idle"]').waitFor();
@@ -107,6 +81,42 @@ describe('web dashboard terminal', () => {
     await alice.setViewportSize({ width: 1280, height: 860 });
     await alice.keyboard.type('clear');
     await alice.keyboard.press('Enter');
+  });
+
+  it('shows a 24-bit colour: the cell has the colour, and the page logs no CSP violation', async () => {
+    // The text is put together by printf, so only the output, not the command line, reads "truecolor".
+    await run(alice, String.raw`printf '\033[38;2;255;100;0m%s%s\033[0m\n' true color`, /^truecolor$/m);
+    const cell = alice.locator('.xterm-rows span').filter({ hasText: /^truecolor$/ });
+    await expect(cell.evaluate((span) => span.ownerDocument.defaultView!.getComputedStyle(span).color)).resolves.toBe('rgb(255, 100, 0)');
+    // afterEach: no console error, where chromium reports a refused inline style.
+  });
+
+  it('lets the keyboard leave the terminal: Ctrl+M (or the button) makes Tab move the focus, as VS Code does', async () => {
+    const inTerminal = () => alice.evaluate<boolean>("document.activeElement?.closest('.xterm') !== null");
+    const toggle = alice.getByRole('button', { name: 'Tab moves focus' });
+    await alice.locator('.xterm').click();
+    await expect(alice.locator('#terminal-keys').textContent()).resolves.toMatch(/Tab goes to the shell\. Ctrl\+M in the terminal/);
+    // By default Tab belongs to the shell: it completes `ech` to `echo`, and the focus stays.
+    await alice.keyboard.type('ech');
+    await alice.keyboard.press('Tab');
+    expect(await inTerminal()).toBe(true);
+    await alice.keyboard.type('tabbed');
+    await alice.keyboard.press('Enter');
+    await eventually('the completed command run', async () => /^tabbed$/m.test(await screen(alice)), { describe: () => screen(alice) });
+
+    await alice.keyboard.press('Control+M');
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
+    await alice.keyboard.press('Tab');
+    expect(await inTerminal()).toBe(false);
+    await expect(alice.evaluate<string>('document.activeElement?.tagName')).resolves.toMatch(/^(A|BUTTON|INPUT|SELECT|TEXTAREA|SUMMARY)$/);
+    // Back in with Shift+Tab, and out the other way, to the switch, which the keyboard turns off.
+    await alice.keyboard.press('Shift+Tab');
+    expect(await inTerminal()).toBe(true);
+    await alice.keyboard.press('Shift+Tab');
+    await expect(alice.evaluate<string>('document.activeElement?.textContent')).resolves.toBe('Tab moves focus');
+    await alice.keyboard.press('Space');
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
+    await expect(alice.locator('#terminal-keys').textContent()).resolves.toMatch(/^Tab goes to the shell\./);
   });
 
   it('Ctrl-C interrupts a sleep: the prompt returns and $? is 130; the Interrupt button does the same', async () => {
@@ -164,7 +174,7 @@ describe('web dashboard terminal', () => {
     const onRequest = (request: { url(): string }) => asked.push(new URL(request.url()).pathname);
     alice.on('request', onRequest);
     try {
-      await alice.goto(`${fleet.server.url}/#/devices/dev-2`);
+      await alice.goto(`${web.fleet.server.url}/#/devices/dev-2`);
       await alice.getByRole('heading', { name: 'garage-gateway' }).waitFor();
       await alice.getByText('The terminal opens when the device is online.').waitFor();
       expect(await alice.locator('.xterm').count()).toBe(0);
@@ -178,18 +188,18 @@ describe('web dashboard terminal', () => {
 
   it('offers a viewer no terminal, and the server refuses the viewer a ticket anyway', async () => {
     const victor = await signedIn(VICTOR);
-    await victor.goto(`${fleet.server.url}/#/devices/dev-1`);
+    await victor.goto(`${web.fleet.server.url}/#/devices/dev-1`);
     await victor.getByRole('heading', { name: 'kitchen-pi' }).waitFor();
     await victor.getByText('may view this device only').waitFor();
     expect(await victor.getByRole('heading', { name: 'Terminal' }).count()).toBe(0);
     expect(await victor.locator('.xterm').count()).toBe(0);
-    const refused = await fleet.server.api.post('/api/tickets', { device: 'dev-1', operation: 'device_shell' }, { ...fleet.user('victor').caller, headers: { origin: fleet.server.url } });
+    const refused = await web.fleet.server.api.post('/api/tickets', { device: 'dev-1', operation: 'device_shell' }, { ...web.fleet.user('victor').caller, headers: { origin: web.fleet.server.url } });
     expect(refused.status).toBe(403);
   });
 
   it('says so when the device goes away under the session, and offers Reconnect', async () => {
-    const device = await fleet.addDevice('dev-3', { owner: 'alice', hostname: 'shed-pi', runtime: true });
-    await alice.goto(`${fleet.server.url}/#/devices/dev-3`);
+    const device = await web.fleet.addDevice('dev-3', { owner: 'alice', hostname: 'shed-pi', runtime: true });
+    await alice.goto(`${web.fleet.server.url}/#/devices/dev-3`);
     await alice.getByRole('button', { name: 'Open terminal' }).click();
     await alice.locator('[data-terminal-state="open"]').waitFor();
     await run(alice, 'echo still-here', /^still-here$/m);
@@ -202,14 +212,5 @@ describe('web dashboard terminal', () => {
   });
 
   /** The device page with its terminal at both widths; nothing may be wider than the window. */
-  async function shootTerminal(page: Page): Promise<void> {
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 860 });
-      await page.locator('.terminal-host').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(shots, `terminal-${width}.png`), fullPage: true });
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect({ width, overflow }).toEqual({ width, overflow: 0 });
-    }
-    await page.setViewportSize({ width: 1280, height: 860 });
-  }
+  const shootTerminal = (page: Page) => web.shoot(page, 'terminal', () => page.locator('.terminal-host').scrollIntoViewIfNeeded());
 });

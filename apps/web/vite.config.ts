@@ -1,4 +1,5 @@
 import { defineConfig } from 'vite';
+import { deployRequestValidator } from './build/deploy-request-validator';
 
 /**
  * The dashboard is plain static files the server serves at `/` (apps/server/src/web). Hashed
@@ -7,6 +8,7 @@ import { defineConfig } from 'vite';
  */
 export default defineConfig({
   base: '/',
+  plugins: [deployRequestValidator()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

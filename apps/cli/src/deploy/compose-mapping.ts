@@ -7,8 +7,7 @@
  */
 import * as path from 'node:path';
 import { DEPLOY_LIMITS, type DeployPath, type Job, JOB_ID_PATTERN } from '@svc/common';
-import { RUNSPEC_DEFAULTS, isPlain } from './runspec-normalize';
-import { SpecProblem } from './spec-problem';
+import { isPlain, RUNSPEC_DEFAULTS, SpecProblem } from '@svc/common/runspec';
 
 const COMPOSE = 'docker compose -f compose.yaml';
 

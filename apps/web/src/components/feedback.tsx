@@ -7,7 +7,7 @@ export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => v
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div class="error" role="alert">
-      <strong>{api?.code ?? 'Error'}</strong> {message}
+      <strong>{api?.code ?? (error as { code?: unknown } | null)?.code?.toString() ?? 'Error'}</strong> {message}
       {api?.requestId && (
         <div class="request-id">
           Request id: <code>{api.requestId}</code>

@@ -5,8 +5,16 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiClient, ApiError } from '../api/client';
 import { ErrorBox } from '../components/feedback';
 import { withConstructedStyles } from '../terminal/constructed-styles';
+import { styleAttributesThroughCssom } from '../terminal/cssom-style-attributes';
 import type { ExitBody } from '../terminal/frames';
 import { ShellSocket } from '../terminal/shell-socket';
+
+/**
+ * The key that switches what Tab does in the terminal, as VS Code's "Tab moves focus" (Ctrl+M):
+ * inside a terminal Tab belongs to the shell (completion), so a keyboard user needs a way out.
+ * Ctrl+M is a carriage return to a shell, which Enter sends anyway.
+ */
+const isTabFocusToggle = (event: KeyboardEvent) => event.ctrlKey && !event.altKey && !event.metaKey && event.key.toLowerCase() === 'm';
 
 type Phase = { name: 'idle' } | { name: 'connecting' } | { name: 'open' } | { name: 'exited'; exit: ExitBody } | { name: 'closed'; why: string } | { name: 'failed'; error: unknown };
 
@@ -29,13 +37,27 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
   const socket = useRef<ShellSocket | null>(null);
   const [phase, setPhase] = useState<Phase>({ name: 'idle' });
   const [attempt, setAttempt] = useState(0);
+  const [tabMovesFocus, setTabMovesFocus] = useState(false);
+  const tabMoves = useRef(false);
+  tabMoves.current = tabMovesFocus;
 
   useEffect(() => {
     const terminal = new Terminal({ cursorBlink: true, fontSize: 14, scrollback: 5000, theme: THEME });
     const fit = new FitAddon();
     terminal.loadAddon(fit);
+    const restoreStyleAttributes = styleAttributesThroughCssom(document);
     const dropStyles = withConstructedStyles(document, () => terminal.open(host.current!));
     term.current = terminal;
+    terminal.textarea?.setAttribute('aria-describedby', 'terminal-keys');
+    terminal.attachCustomKeyEventHandler((event) => {
+      if (isTabFocusToggle(event)) {
+        if (event.type === 'keydown') setTabMovesFocus((on) => !on);
+        event.preventDefault();
+        return false;
+      }
+      // false: xterm leaves the key to the browser, whose Tab moves the focus.
+      return !(tabMoves.current && event.key === 'Tab' && !event.ctrlKey && !event.altKey && !event.metaKey);
+    });
     const typed = terminal.onData((data) => socket.current?.type(data));
     const resized = terminal.onResize(({ cols, rows }) => socket.current?.resize(cols, rows));
     const observer = new ResizeObserver(() => fit.fit());
@@ -47,6 +69,7 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
       resized.dispose();
       terminal.dispose();
       dropStyles();
+      restoreStyleAttributes();
       term.current = null;
     };
   }, []);
@@ -98,6 +121,12 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
           {attempt === 0 ? 'Open terminal' : 'Reconnect'}
         </button>
       </div>
+      <p class="terminal-keys" id="terminal-keys">
+        {tabMovesFocus ? 'Tab and Shift+Tab move the focus out of the terminal.' : 'Tab goes to the shell.'} <kbd>Ctrl</kbd>+<kbd>M</kbd> in the terminal, or this button, switches:{' '}
+        <button type="button" class="secondary small" aria-pressed={tabMovesFocus} onClick={() => setTabMovesFocus((on) => !on)}>
+          Tab moves focus
+        </button>
+      </p>
       <div class="terminal-host" ref={host} aria-label="Terminal" />
       {phase.name === 'exited' && (
         <p class={phase.exit.exit_code === 0 ? 'exit ok' : 'exit failed'} role="status" data-shell-exit-code={phase.exit.exit_code ?? ''}>

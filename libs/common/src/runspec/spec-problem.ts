@@ -1,4 +1,4 @@
-import type { DeployPath } from '@svc/common';
+import type { DeployPath } from '../deployments/request-checks';
 
 /**
  * A problem in what the user wrote, at a path of their file (`['jobs', 1, 'steps', 0, 'timeout']`).

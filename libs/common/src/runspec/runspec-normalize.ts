@@ -3,7 +3,9 @@
  * expanded, defaults filled in, referenced files read and inlined. Fields this code does not
  * recognise are passed through unchanged, so the schema names them at the place they were written.
  */
-import { DEPLOY_LIMITS, type DeployPath, RESTART_POLICIES } from '@svc/common';
+import { RESTART_POLICIES } from '../deployments/model';
+import type { DeployPath } from '../deployments/request-checks';
+import { DEPLOY_LIMITS } from '../deployments/schema';
 import { SpecProblem } from './spec-problem';
 
 type Plain = Record<string, unknown>;
