@@ -1,4 +1,4 @@
-import { isTool, OPERATIONS } from '@svc/common';
+import { AnyCapability, capabilitiesOf, isTool, OperationContract, OPERATIONS } from '@svc/common';
 import { mcpTools } from './tool-definitions';
 
 describe('mcpTools', () => {
@@ -8,24 +8,26 @@ describe('mcpTools', () => {
 
   it('lists only the read-only operations with readOnly, marked with readOnlyHint', () => {
     const tools = mcpTools({ readOnly: true });
-    const reads = [
-      'devices_list',
-      'device_status',
-      'device_audit_logs',
-      'device_access_list',
-      'device_ls',
-      'forward_list',
-      'device_deployment_list',
-      'device_deployment_show',
-      'device_deployment_active',
-      'device_deployment_status',
-      'org_list',
-      'org_show',
-      'org_members_list',
-      'org_devices_list',
-    ];
-    expect(tools.map((tool) => tool.name)).toEqual(reads);
+    expect(tools.map((tool) => tool.name)).toEqual(OPERATIONS.filter((op) => isTool(op) && op.readOnly).map((op) => op.name));
+    expect(tools.length).toBeGreaterThan(10);
     for (const tool of tools) expect(tool.definition.annotations?.readOnlyHint).toBe(true);
+  });
+
+  /**
+   * What makes an operation read-only, checked apart from its readOnly flag, so a flag set on an
+   * operation that writes fails here: it needs only capabilities that read (a deliberate short
+   * list, of capabilities rather than operations), its route, if any, is a GET or a [Batch]
+   * read (POST with a list of devices), and the routes a client composes it from are GETs. Tools that write on the caller's machine need no
+   * capability; the spec's writers are named so that none of them can pass as a read.
+   */
+  const READING_CAPABILITIES: readonly AnyCapability[] = ['device:view', 'device:read-files', 'org:view', 'org:devices'];
+  const SPEC_WRITERS = ['device_exec', 'docker_exec', 'device_cp', 'device_sync', 'forward_start', 'forward_stop', 'devices_approve', 'device_deploy', 'org_create'];
+
+  it.each((OPERATIONS as readonly OperationContract[]).filter((op) => op.readOnly).map((op) => [op.name, op] as const))('%s, marked readOnly, only reads', (name, op) => {
+    expect(capabilitiesOf(op).filter((capability) => !READING_CAPABILITIES.includes(capability))).toEqual([]);
+    if (op.http) expect(op.http.method === 'GET' || op.batch).toBe(true);
+    for (const route of Object.values(op.routes ?? {})) expect([route.path, route.method, READING_CAPABILITIES.includes(route.capability)]).toEqual([route.path, 'GET', true]);
+    expect(SPEC_WRITERS).not.toContain(name);
   });
 
   const definition = (name: string) => mcpTools({ readOnly: false }).find((tool) => tool.name === name)!.definition;
