@@ -14,6 +14,7 @@ import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { execStream } from '../apps/cli/src/sdk/exec-stream';
 import { openShell } from '../apps/cli/src/sdk/shell-session';
 import { useFleet } from './fixtures/fleet';
+import { requestTicket } from './fixtures/terminal-socket';
 import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@stream-args.test';
@@ -128,6 +129,32 @@ describe('client stream arguments are checked against the catalog (real runtime)
     expect(rest.ok).toBe(false);
     expect(stream.body.message).toBe(!rest.ok && rest.error.message);
     expect(stream.body.message).toBe('command must be an array of strings; timeout_secs must be more than 0 and at most 86400');
+  });
+
+  /** The operation of POST /api/tickets that opens each stream route (the browser's terminal). */
+  const TICKET_OPERATION: Partial<Record<StreamRouteName, string>> = { 'device_exec.shell': 'device_shell', 'device_exec.stream': 'device_exec' };
+  it.each<[StreamRouteName, string, Record<string, unknown>]>([
+    ['device_exec.stream', 'command as a string', { command: 'ls' }],
+    ['device_exec.stream', 'stdin as text and a zero timeout', { command: ['cat'], stdin: 'yes', timeout_secs: 0 }],
+    ['device_exec.stream', "a cwd (the runtime's own)", { command: ['ls'], cwd: '/' }],
+    ['device_exec.stream', 'a field of the shell', { command: ['ls'], cols: 80 }],
+    ['device_exec.shell', 'cols as text', { cols: '80', rows: 24 }],
+    ['device_exec.shell', 'env as a list', { env: ['A=b'] }],
+    ['device_exec.shell', 'an unknown field', { cols: 80, rows: 24, shell: '/bin/zsh' }],
+    ['device_exec.shell', 'an escape sequence in TERM', { term: 'xterm\u001b[31m' }],
+  ])('a terminal ticket for %s with %s gets the stream route\'s own 400', async (route, _case, args) => {
+    const stream = await open(route, args);
+    const ticket = await requestTicket(server, fleet.user('alice').caller, { device: 'sa-1', operation: TICKET_OPERATION[route], ...args });
+    const { requestId: _stream, ...streamAnswer } = stream.body;
+    const { requestId: _ticket, ...ticketAnswer } = ticket.body as Record<string, unknown>;
+    expect([ticket.status, ticketAnswer]).toEqual([stream.status, streamAnswer]);
+    expect(streamAnswer).toMatchObject({ statusCode: 400, code: 'INVALID_INPUT' });
+  });
+
+  it('gives a terminal ticket for the arguments the stream route takes, env included', async () => {
+    const args = { cols: 90, rows: 20, term: 'vt100', command: ['/bin/sh', '-c', 'echo "V=$SV"'], env: { SV: 'v1' } };
+    await expect(requestTicket(server, fleet.user('alice').caller, { device: 'sa-1', operation: 'device_shell', ...args })).resolves.toMatchObject({ status: 201 });
+    await expect(requestTicket(server, fleet.user('alice').caller, { device: 'sa-1', operation: 'device_exec', command: ['true'], timeout_secs: 5, stdin: true })).resolves.toMatchObject({ status: 201 });
   });
 
   it('still opens good streams after all that', async () => {

@@ -84,6 +84,12 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       await expect(term.closed).resolves.toEqual({ code: 1000, reason: 'exited' });
     });
 
+    it('runs a command with the environment the page asked for, as the shell stream route does', async () => {
+      const term = await connect(await ticketFor(alice, { device: 'wt-1', operation: 'device_shell', command: ['/bin/sh', '-c', 'echo "V=$FROM_PAGE"'], env: { FROM_PAGE: 'page-value' } }));
+      await term.waitFor(/V=page-value/);
+      await expect(term.exit).resolves.toMatchObject({ exit_code: 0 });
+    });
+
     it('is audited as a shell, by the ticket holder, from the browser', async () => {
       const term = await shell();
       type(term, 'exit');

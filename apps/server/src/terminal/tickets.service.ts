@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { Capability, findSubRoute, ForbiddenError, InvalidInputError, parseExecArgs, parseShellArgs, StreamRouteName, UnauthenticatedError } from '@svc/common';
+import { Capability, findSubRoute, ForbiddenError, parseExecArgs, parseShellArgs, UnauthenticatedError } from '@svc/common';
 import type { UserPrincipal } from '../auth/principal';
 import { AccessPolicy } from '../authorization/access-policy.service';
 import type { AuthorizeDevice } from '../authorization/authorize-device';
@@ -9,6 +9,7 @@ import { Clock } from '../common/clock';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { TICKET_TTL_MS, TicketStore } from '../common/ticket-store';
+import { TICKET_STREAMS } from './ticket-input';
 import type { TicketOperation, TicketRecord } from './ticket-record';
 import { allowedOrigin } from './web-origins';
 
@@ -24,14 +25,14 @@ export interface IssuedTicket {
   url: string;
 }
 
-/** Per operation: the catalog's client stream it opens (whose capability it needs) and the arguments it takes, checked by the runtime's rules. */
-const OPERATIONS: Record<TicketOperation, { route: StreamRouteName; fields: readonly string[]; parse(args: TicketArguments): object }> = {
-  device_shell: { route: 'device_exec.shell', fields: ['cols', 'rows', 'term', 'command'], parse: (args) => parseShellArgs(args) },
-  device_exec: { route: 'device_exec.stream', fields: ['command', 'timeout_secs', 'stdin'], parse: (args) => parseExecArgs(args) },
+/** Per operation: the runtime's own rules for the stream's arguments, applied at issue time as the stream's service applies them when it opens. */
+const RUNTIME_RULES: Record<TicketOperation, (args: TicketArguments) => object> = {
+  device_shell: (args) => parseShellArgs(args),
+  device_exec: (args) => parseExecArgs(args),
 };
 
 function capabilityOfTicket(operation: TicketOperation): Capability {
-  return findSubRoute(OPERATIONS[operation].route)!.capability;
+  return findSubRoute(TICKET_STREAMS[operation])!.capability;
 }
 
 const REFUSED = 'Terminal ticket missing, unknown, already used or expired; ask POST /api/tickets for a new one';
@@ -52,12 +53,10 @@ export class TicketsService {
     private readonly clock: Clock,
   ) {}
 
+  /** `args` as ticketInput checked them against the stream's catalog schema. */
   async issue(principal: UserPrincipal, device: string, operation: TicketOperation, args: TicketArguments, headers: IncomingHttpHeaders): Promise<IssuedTicket> {
     const origin = allowedOrigin(headers, this.config.webOrigins);
-    const spec = OPERATIONS[operation];
-    const misplaced = Object.keys(args).find((key) => args[key] !== undefined && !spec.fields.includes(key));
-    if (misplaced !== undefined) throw new InvalidInputError(`${misplaced} is not an argument of ${operation} (allowed: ${spec.fields.join(', ')})`);
-    const checked = spec.parse(withoutUndefined(args));
+    const checked = RUNTIME_RULES[operation](args);
     const { device: record } = await this.policy.requireDevice(principal, device, capabilityOfTicket(operation));
     this.registry.require(record.id); // an offline device is a clear 503 now, not a closed socket later
     const ticket = randomBytes(32).toString('base64url');
@@ -89,8 +88,4 @@ export class TicketsService {
 
 function ticketHash(ticket: string): string {
   return createHash('sha256').update(ticket, 'utf8').digest('hex');
-}
-
-function withoutUndefined(args: TicketArguments): TicketArguments {
-  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
 }

@@ -36,6 +36,11 @@ export const ROUTE_INPUTS = {
     source_address: optStr('the address the requests came from', { minLength: 1, maxLength: 64 }),
     device_id: optStr('device id', { minLength: 1, maxLength: 128 }),
   },
+  /** POST /api/tickets: the device and the stream a browser's terminal ticket opens; the stream's arguments are its catalog `args`. */
+  terminal_ticket: {
+    device: str('device id or name', { minLength: 1, maxLength: 256 }),
+    operation: str('the stream the ticket opens', { enum: ['device_shell', 'device_exec'] }),
+  },
   /** GET /users (server administrators). */
   users_list: {
     active: { ...bool('only active (true) or only pending (false) accounts', false), default: undefined },
