@@ -1,7 +1,8 @@
 /**
  * Each workspace declares what its shipped code imports, and the device-side and client-side
  * workspaces do not declare the server's stack (module boundaries: .dependency-cruiser.cjs). Scans the import specifiers of every non-test source
- * file (type-only imports are erased by the compiler and do not count).
+ * file (type-only imports are erased by the compiler and do not count; `*.test.ts(x)` are the
+ * dashboard's Vitest specs).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -11,7 +12,7 @@ const ROOT = resolve(__dirname, '..');
 const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli', 'apps/web'];
 const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3(-node20)?$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
 /** Matched against the path inside the repository: a checkout under a folder named `contract/` is not a test. */
-const TEST_FILE = /\.(spec|contract|e2e-spec)\.tsx?$|\/contract\//;
+const TEST_FILE = /\.(spec|contract|e2e-spec|test)\.tsx?$|\/contract\//;
 
 function sources(dir: string): string[] {
   let entries;
@@ -35,7 +36,8 @@ function runtimeImports(file: string): string[] {
     ...[...text.matchAll(/^\s*import\s+'([^']+)'/gm)].map((m) => m[1]),
     ...[...text.matchAll(/\brequire\('([^']+)'\)|\bimport\('([^']+)'\)/g)].map((m) => m[1] ?? m[2]),
   ];
-  return specifiers.filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s)).map(packageName);
+  // `virtual:` modules are written by the dashboard's own build (apps/web/build), not packages.
+  return specifiers.filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !s.startsWith('virtual:') && !builtinModules.includes(s)).map(packageName);
 }
 
 function packageName(specifier: string): string {

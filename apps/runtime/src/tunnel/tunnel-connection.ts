@@ -161,7 +161,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     closed,
     async close() {
       shuttingDown = true;
-      const left = await options.operations.abortAll('shutdown', 1e9);
+      const left = await options.operations.abortAll('shutdown', SHUTDOWN_GRACE_MS);
       if (left > 0) log.warn('operations still running at shutdown; closing the tunnel anyway', { operations: left });
       const cut = setTimeout(() => end('shutdown'), CLOSE_GRACE_MS);
       session?.close(() => end('shutdown'));
