@@ -2,7 +2,7 @@
  * Each workspace declares what its shipped code imports, and the device-side and client-side
  * workspaces do not declare the server's stack (module boundaries: .dependency-cruiser.cjs). Scans the import specifiers of every non-test source
  * file (type-only imports are erased by the compiler and do not count; `*.test.ts(x)` are the
- * dashboard's Vitest specs).
+ * dashboard's Vitest specs, with their helpers in `test-support/`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -12,7 +12,7 @@ const ROOT = resolve(__dirname, '..');
 const WORKSPACES = ['libs/common', 'apps/server', 'apps/runtime', 'apps/cli', 'apps/web'];
 const SERVER_ONLY = /^(@nestjs\/|mongoose$|mongodb|better-sqlite3(-node20)?$|oidc-provider$|class-validator$|class-transformer$|passport|express$|jwks-rsa$)/;
 /** Matched against the path inside the repository: a checkout under a folder named `contract/` is not a test. */
-const TEST_FILE = /\.(spec|contract|e2e-spec|test)\.tsx?$|\/contract\//;
+const TEST_FILE = /\.(spec|contract|e2e-spec|test)\.tsx?$|\/(contract|test-support)\//;
 
 function sources(dir: string): string[] {
   let entries;

@@ -1,7 +1,7 @@
 import { render } from 'preact';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DeviceListItem } from '../api/types';
-import { button, fakeApi } from '../test-support/fake-api';
+import { button, fakeApi, useMountPoint } from '../test-support/fake-api';
 import { PendingPage } from './pending-page';
 
 const request = (over: Partial<DeviceListItem>): DeviceListItem => ({
@@ -20,35 +20,28 @@ const request = (over: Partial<DeviceListItem>): DeviceListItem => ({
 });
 
 describe('pending page: the fingerprint to compare, the key-change warning, approval after confirmation', () => {
-  let root: HTMLElement;
-  beforeEach(() => {
-    root = document.body.appendChild(document.createElement('div'));
-  });
-  afterEach(() => {
-    render(null, root);
-    root.remove();
-  });
+  const mounted = useMountPoint();
 
   it('shows the fingerprint, and asks again with it before approving', async () => {
     const { api, calls } = fakeApi({ 'GET /devices': () => ({ items: [request({})], next_cursor: null }), 'POST /devices/approve': () => ({}) });
-    render(<PendingPage api={api} />, root);
-    await vi.waitFor(() => expect(root.querySelector('[data-request="req_1"] .fingerprint')?.textContent).toBe('ABCD-EFGH-IJKL-MNOP'));
+    render(<PendingPage api={api} />, mounted());
+    await vi.waitFor(() => expect(mounted().querySelector('[data-request="req_1"] .fingerprint')?.textContent).toBe('ABCD-EFGH-IJKL-MNOP'));
     expect(calls[0]).toEqual({ method: 'GET', path: '/devices', input: { status: 'pending', limit: 100, cursor: undefined } });
-    expect(root.querySelector('[role=note]')).toBeNull();
+    expect(mounted().querySelector('[role=note]')).toBeNull();
 
-    button(root, 'Approve…').click();
-    await vi.waitFor(() => expect(root.querySelector('[aria-label="Confirm approval"] .fingerprint')?.textContent).toBe('ABCD-EFGH-IJKL-MNOP'));
+    button(mounted(), 'Approve…').click();
+    await vi.waitFor(() => expect(mounted().querySelector('[aria-label="Confirm approval"] .fingerprint')?.textContent).toBe('ABCD-EFGH-IJKL-MNOP'));
     expect(calls.filter((c) => c.method === 'POST')).toEqual([]);
-    button(root, 'Yes, approve').click();
-    await vi.waitFor(() => expect(root.querySelector('[role=status]')?.textContent).toBe('Approved kitchen-pi.'));
+    button(mounted(), 'Yes, approve').click();
+    await vi.waitFor(() => expect(mounted().querySelector('[role=status]')?.textContent).toBe('Approved kitchen-pi.'));
     expect(calls.filter((c) => c.method === 'POST')).toEqual([{ method: 'POST', path: '/devices/approve', input: { device: 'req_1' } }]);
   });
 
   it('warns when the device id is registered with another key, naming both fingerprints', async () => {
     const changed = request({ key_mismatch: true, registered_fingerprint: 'QRST-UVWX-YZ23-4567' });
     const { api } = fakeApi({ 'GET /devices': () => ({ items: [changed], next_cursor: null }) });
-    render(<PendingPage api={api} />, root);
-    await vi.waitFor(() => expect(root.querySelector('[role=note]')?.textContent).toBe('Key change: device kitchen-pi is registered with QRST-UVWX-YZ23-4567. Approving gives it this new key; only its owner may.'));
-    expect(root.querySelector('[data-request="req_1"] .fingerprint')?.textContent).toBe('ABCD-EFGH-IJKL-MNOP');
+    render(<PendingPage api={api} />, mounted());
+    await vi.waitFor(() => expect(mounted().querySelector('[role=note]')?.textContent).toBe('Key change: device kitchen-pi is registered with QRST-UVWX-YZ23-4567. Approving gives it this new key; only its owner may.'));
+    expect(mounted().querySelector('[data-request="req_1"] .fingerprint')?.textContent).toBe('ABCD-EFGH-IJKL-MNOP');
   });
 });

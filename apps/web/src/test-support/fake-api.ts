@@ -2,6 +2,8 @@
  * An ApiClient for component specs: records every call and answers from `routes`
  * (`'GET /devices'` → a function of the query or body). A route not given is a test error.
  */
+import { render } from 'preact';
+import { afterEach, beforeEach } from 'vitest';
 import type { ApiClient } from '../api/client';
 
 export interface Call {
@@ -38,4 +40,20 @@ export function button(root: ParentNode, name: string): HTMLButtonElement {
   const found = [...root.querySelectorAll('button')].find((b) => b.textContent?.trim() === name);
   if (!found) throw new Error(`no button "${name}"`);
   return found;
+}
+
+/**
+ * An element each test of the `describe` renders into: added to the document before each test,
+ * unmounted and removed after it. Answers a getter for the current one.
+ */
+export function useMountPoint(): () => HTMLElement {
+  let root: HTMLElement;
+  beforeEach(() => {
+    root = document.body.appendChild(document.createElement('div'));
+  });
+  afterEach(() => {
+    render(null, root);
+    root.remove();
+  });
+  return () => root;
 }
