@@ -222,7 +222,7 @@ describe('deployment channel', () => {
     ]);
   });
 
-  it('stores a repeated report once: runtimes repeat their state every minute', async () => {
+  it('stores a repeated report once (runtimes repeat their state every minute), and a repeat\'s new log tails in its place', async () => {
     const { id, apiKey } = await device();
     const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
     const channel = new ChannelEnd();
@@ -235,10 +235,14 @@ describe('deployment channel', () => {
       await eventually(`report ${i} heard`, async () => (await status(id)).reported_at === reportedAt);
     }
     await eventually('the first report', async () => (await stored()) === 1);
-    // Stored once, but heard every time: the status says when the device last reported.
+    // Stored once, but heard every time: the status says when the device last reported. A job's
+    // output after its last change reaches the server only in such a repeat: its log tail replaces
+    // the stored one (a status must not show the first minute's output for half an hour).
+    const logTail = async () => (await status(id)).jobs[0].log_tail;
+    await eventually('the newest log tail', async () => JSON.stringify(await logTail()) === JSON.stringify(['line 3']), { describe: async () => JSON.stringify(await logTail()) });
     const repeat = runningReport(deploymentId, ['web'], { jobs: [{ id: 'web', status: 'running', health: 'healthy', log_tail: ['line 4'] }], reported_at: new Date(Date.now() + 60_000).toISOString() });
     channel.report(repeat);
-    await eventually('the time of the repeat', async () => (await status(id)).reported_at === repeat.reported_at);
+    await eventually('the repeat, its time and log tail', async () => (await status(id)).reported_at === repeat.reported_at && (await logTail())?.[0] === 'line 4');
     expect(await stored()).toBe(1);
     channel.report(runningReport(deploymentId, ['web'], { status: 'degraded' }));
     await eventually('the changed report', async () => (await stored()) === 2);

@@ -50,12 +50,14 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
       token.txt: ./token.txt
     steps:
       - name: main
-        run: echo "token is $API_TOKEN and $(cat token.txt)"; exec sleep 3600
+        run: sleep 2; echo "token is $API_TOKEN and $(cat token.txt)"; exec sleep 3600
 `;
     await svcJson(ownerCli, ['deploy', DEVICE, project.write('app.yaml', deploymentDocument('app', [job]))]);
-    // A report goes out 500 ms after a job's state changes; on a loaded machine the job's first
-    // line can come later, and then the next report is the heartbeat (DEPLOYMENT_REPORT_INTERVAL_MS,
-    // 60 s): wait past it. On a timeout, the last status says where it stopped.
+    // A report goes out at most 500 ms after a job's state changes; the job prints 2 s after it
+    // started running, so its line always comes with the next repeat (DEPLOYMENT_REPORT_INTERVAL_MS,
+    // 60 s), whose new log tail the server stores in place of the unchanged report (as on a loaded
+    // machine, where a line that came late stayed out of the status for 30 minutes): wait past it.
+    // On a timeout, the last status says where it stopped.
     await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)), {
       timeoutMs: DEPLOYMENT_REPORT_INTERVAL_MS + 30_000,
       describe: async () => JSON.stringify((await status(owner)).body).slice(0, 2000),

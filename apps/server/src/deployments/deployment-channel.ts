@@ -32,6 +32,8 @@ export interface ChannelHost {
   desiredState(deviceId: string): Promise<DesiredState>;
   /** Stores a report (false: dropped, e.g. on a deployment the device does not have) and follows a rollback it reports. */
   storeReport(deviceId: string, report: DeploymentStatusReport): Promise<boolean>;
+  /** Puts a repeat that brings new log tails in place of the newest stored report on its deployment (false: none stored). */
+  refreshReport(deviceId: string, report: DeploymentStatusReport): Promise<boolean>;
   /** Every checked report, before reports saying nothing new are coalesced away: how fresh a status is. */
   heard(deviceId: string, report: DeploymentStatusReport): void;
   /** The runtime does not know the deployment channel (an older runtime). */
@@ -55,8 +57,8 @@ export class DeploymentChannel {
   private sending: Promise<void> | null = null;
   private resend = false;
   private readonly pending = new Map<string, DeploymentStatusReport>();
-  /** Per deployment: what the last stored report said, and when it was stored. */
-  private readonly stored = new Map<string, { said: string; at: number }>();
+  /** Per deployment: what the last stored report said, its log tails, and when it was stored. */
+  private readonly stored = new Map<string, { said: string; tails: string; at: number }>();
   private storing = false;
   private dropped = 0;
   private lastWarning = 0;
@@ -175,17 +177,25 @@ export class DeploymentChannel {
     if (!this.storing) void this.storePending();
   }
 
-  /** Stores waiting reports one at a time, oldest deployment first, spaced REPORT_SPACING_MS. */
+  /**
+   * Stores waiting reports one at a time, oldest deployment first, spaced REPORT_SPACING_MS. A
+   * repeat is not stored again, but one with new log tails (a job's output after its last change,
+   * which the runtime sends with its next minutely repeat) replaces the stored report in place.
+   */
   private async storePending(): Promise<void> {
     this.storing = true;
     try {
       for (const [deploymentId, report] of this.pending) {
         this.pending.delete(deploymentId);
         const said = substance(report);
+        const tails = logTails(report);
         const last = this.stored.get(deploymentId);
-        if (last && last.said === said && Date.now() - last.at < REPORT_REFRESH_MS) continue;
+        const repeat = last !== undefined && last.said === said && Date.now() - last.at < REPORT_REFRESH_MS;
+        if (repeat && last.tails === tails) continue;
         try {
-          if (await this.host.storeReport(this.deviceId, report)) this.stored.set(deploymentId, { said, at: Date.now() });
+          if (repeat) {
+            if (await this.host.refreshReport(this.deviceId, report)) last.tails = tails;
+          } else if (await this.host.storeReport(this.deviceId, report)) this.stored.set(deploymentId, { said, tails, at: Date.now() });
         } catch (err) {
           this.host.logger.error(`could not store a report of ${this.deviceId}: ${(err as Error).message}`);
         }
@@ -218,6 +228,10 @@ export class DeploymentChannel {
 /** What a report says, without its time and log tails (which change on every repeat). */
 function substance(report: DeploymentStatusReport): string {
   return JSON.stringify({ ...report, reported_at: undefined, jobs: report.jobs.map((job) => ({ ...job, log_tail: undefined })) });
+}
+
+function logTails(report: DeploymentStatusReport): string {
+  return JSON.stringify(report.jobs.map((job) => job.log_tail ?? null));
 }
 
 function drained(stream: TunnelStream): Promise<void> {

@@ -59,6 +59,10 @@ export class DeploymentChannels implements OnModuleInit, OnApplicationShutdown, 
     return this.reports.store(deviceId, report);
   }
 
+  refreshReport(deviceId: string, report: DeploymentStatusReport): Promise<boolean> {
+    return this.reports.refresh(deviceId, report);
+  }
+
   heard(deviceId: string, report: DeploymentStatusReport): void {
     this.freshness.record(deviceId, report);
   }

@@ -59,6 +59,15 @@ export class DeploymentReports {
   }
 
   /**
+   * A repeat of the newest stored report on its deployment (same status, steps and health) with
+   * newer log tails and time: it takes that report's place, so a status shows a job's latest output
+   * without a new record every minute. False when nothing is stored on that deployment.
+   */
+  refresh(deviceId: string, report: DeploymentStatusReport): Promise<boolean> {
+    return this.reports.replaceLatest(deviceId, DEPLOYMENT_STATUS_REPORT, report as unknown as Record<string, unknown>, report.deployment_id);
+  }
+
+  /**
    * The device rolled its active deployment back (health-gated activation failed): the head goes
    * back to the deployment it now runs, if that still exists, at a new revision, so the desired
    * state and the device agree again. A report on a deployment that is no longer active (a repeat,

@@ -35,6 +35,12 @@ export class ReportStore {
     });
   }
 
+  /** Replaces the data of the newest unexpired report of a kind on a subject (its times stay); false when there is none. */
+  async replaceLatest(deviceId: string, kind: string, data: Record<string, unknown>, subject: string): Promise<boolean> {
+    const latest = await this.repository.latest(deviceId, kind, subject, this.clock.now());
+    return latest !== null && this.repository.replaceData(latest.id, data);
+  }
+
   /** The newest report of a kind on a subject that has not expired, or null. */
   async latestReport(deviceId: string, kind: string, subject: string): Promise<{ createdAt: Date; data: Record<string, unknown> } | null> {
     const report = await this.repository.latest(deviceId, kind, subject, this.clock.now());

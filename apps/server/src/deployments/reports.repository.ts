@@ -15,6 +15,10 @@ export class ReportsRepository {
     return this.reports.insert(report);
   }
 
+  replaceData(id: string, data: Record<string, unknown>): Promise<boolean> {
+    return this.reports.updateOne({ id }, { data });
+  }
+
   /** The newest unexpired report of a kind on a subject (e.g. one deployment's status), if any. */
   async latest(deviceId: string, kind: string, subject: string, now: Date): Promise<ReportRecord | null> {
     const [report] = await this.reports.find({ deviceId, kind, subject, expiresAt: { gt: now } }, { sort: { field: 'createdAt', direction: 'desc' }, limit: 1 });
