@@ -95,6 +95,22 @@ describe('deployment channel and logs handlers', () => {
     await eventually('a report on the second', () => reportsOf(second.text()).length > 0);
   });
 
+  it('keeps reporting on the channel that replaced another, a line printed after the last change coming with the heartbeat', async () => {
+    const first = open('/v1/deployments');
+    await first.status;
+    const late = job({ id: 'late', steps: [{ name: 'main', run: 'sleep 0.5; echo printed late; exec sleep 60' }] });
+    first.request.write(encodeChannelLine({ type: 'desired', desired: { revision: 1, deployment: deployment('d1', [late]) } }));
+    await eventually('running reported', () => reportsOf(first.text()).find((report) => report.status === 'running'));
+    const firstClosed = new Promise((resolve) => first.request.on('close', resolve));
+    const second = open('/v1/deployments');
+    await firstClosed;
+    // No desired state on the second channel: only its own heartbeat can report.
+    const report = await eventually('the late line on the second channel', () =>
+      reportsOf(second.text()).find((each) => each.jobs[0]?.log_tail?.includes('printed late')),
+    );
+    expect(report).toMatchObject({ deployment_id: 'd1', status: 'running' });
+  });
+
   it('serves a job log: the last lines, then new ones while following; an unknown job is a 404', async () => {
     const chatty = job({ id: 'chatty', steps: [{ name: 'main', run: 'for i in 1 2 3 4 5; do echo line $i; done; while true; do echo tick; sleep 0.1; done' }] });
     await engine.apply({ revision: 1, deployment: deployment('d1', [chatty]) });
