@@ -13,7 +13,7 @@ import { MeteredSession } from './metered-session';
  * The tunnels this process holds: device id → live session. Registering a device that already has
  * a session replaces it atomically: the new session is in place before the old one is closed, so
  * no request ever finds the device without a tunnel, and the old session's close does not mark
- * the device lost. The directory learns about every change so other replicas can find the device.
+ * the device lost. The old session drains: new streams go to the new one, those in flight finish. The directory learns about every change so other replicas can find the device.
  */
 @Injectable()
 export class TunnelRegistry {
@@ -61,7 +61,8 @@ export class TunnelRegistry {
         this.logger.error(`a listener of new tunnels failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    void previous?.close('replaced by a new connection');
+    // Drained, not cut: what the old tunnel still carries (a listing, an exec) ends with its answer.
+    void previous?.close('replaced by a new connection', { drain: true });
   }
 
   /** Told of every device whose tunnel comes up on, or leaves, this process (devices' last-seen time). */
