@@ -19,10 +19,18 @@ const ALICE = 'alice@tunnel-drain.test';
 describe(`a replaced tunnel drains (runtime on ${TEST_CARRIER})`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-tunnel-drain-'));
   const fleet = useFleet({ users: { alice: ALICE }, devices: { 'dr-1': { owner: 'alice', runtime: true } } });
-  let stub: RuntimeStub | undefined;
+  const stubs: RuntimeStub[] = [];
+  /** A second connection of the device's key: the server puts it in the runtime's tunnel's place. */
+  const replaceTunnel = async () => {
+    const { tunnel } = fleet.server;
+    const stub = await connectRuntimeStub({ port: tunnel!.port, ca: tunnel!.caFile, apiKey: fleet.device('dr-1').apiKey });
+    stubs.push(stub);
+    expect(stub.hello.ok).toBe(true);
+    return stub;
+  };
 
   afterAll(() => {
-    stub?.close();
+    for (const stub of stubs) stub.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -36,9 +44,7 @@ describe(`a replaced tunnel drains (runtime on ${TEST_CARRIER})`, () => {
     const exec = svc(fleet.user('alice').home, ['exec', 'dr-1', '--', 'sh', '-c', script, started, replaced]);
     await eventually('the command to run on the device', () => existsSync(started));
 
-    const { tunnel } = fleet.server;
-    stub = await connectRuntimeStub({ port: tunnel!.port, ca: tunnel!.caFile, apiKey: fleet.device('dr-1').apiKey });
-    expect(stub.hello.ok).toBe(true);
+    await replaceTunnel();
     const goaway = await runtime.waitForLog('server closing the tunnel', linesBefore);
     expect(String(goaway.reason)).toContain('replaced by a new connection');
     writeFileSync(replaced, '');
@@ -48,10 +54,28 @@ describe(`a replaced tunnel drains (runtime on ${TEST_CARRIER})`, () => {
 
   it('the runtime connects again, and the device answers through its new tunnel', async () => {
     // The runtime's reconnect replaces the stub's tunnel in turn.
-    await stub!.closed;
+    await stubs[0].closed;
     await eventually('an exec through the new tunnel', async () => {
       const result = await svc(fleet.user('alice').home, ['exec', 'dr-1', '--', 'echo', 'back']);
       return result.code === 0 && result.stdout === 'back\n';
+    });
+  });
+
+  it('cuts an operation that outlives the drain time on the replaced tunnel, and the device stays reachable', async () => {
+    const started = join(dir, 'long-started');
+    const runtime = fleet.device('dr-1').runtime!;
+    const linesBefore = runtime.stderr.length;
+    const exec = svc(fleet.user('alice').home, ['exec', 'dr-1', '--', 'sh', '-c', 'touch "$0"; sleep 120', started]);
+    await eventually('the command to run on the device', () => existsSync(started));
+    const stub = await replaceTunnel();
+    await runtime.waitForLog('server closing the tunnel', linesBefore);
+    const result = await exec;
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('the device or the server went away');
+    await stub.closed;
+    await eventually('an exec through the new tunnel', async () => {
+      const again = await svc(fleet.user('alice').home, ['exec', 'dr-1', '--', 'echo', 'back']);
+      return again.code === 0 && again.stdout === 'back\n';
     });
   });
 });
