@@ -87,7 +87,8 @@ export interface TunnelSession {
    * Closes the tunnel, telling the runtime why (GOAWAY with the reason): no new streams from now.
    * In-flight streams are cancelled, unless `drain`: then they finish with their answers and the
    * connection goes once the last one closed, or after TUNNEL_LIMITS.replacedTunnelDrainMs (a
-   * tunnel replaced by a newer one). Idempotent; resolves once the connection is gone.
+   * tunnel replaced by a newer one). Idempotent, except that closing a draining tunnel again
+   * without `drain` cuts it now (revocation, shutdown). Resolves once the connection is gone.
    */
   close(reason: string, options?: TunnelCloseOptions): Promise<void>;
   /** Runs once when the tunnel is gone, whoever closed it. */

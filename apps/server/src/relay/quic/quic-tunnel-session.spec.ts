@@ -52,6 +52,17 @@ describe('QuicTunnelSession.close', () => {
     await until(() => aborted.mock.calls.length > 0);
   });
 
+  it('closed again without drain while draining (revocation, shutdown), cuts at once', async () => {
+    const { tunnel, open, aborted } = session();
+    const { stream } = await open();
+    void tunnel.close('replaced by a new connection', { drain: true });
+    expect(aborted).not.toHaveBeenCalled();
+    void tunnel.close('server shutting down');
+    expect(aborted).toHaveBeenCalledTimes(1);
+    await new Promise((resolve) => stream.body.once('close', resolve));
+    expect(tunnel.openStreams).toBe(0);
+  });
+
   it('without drain, resets the streams in flight at once', async () => {
     const { tunnel, open } = session();
     const { stream } = await open();

@@ -39,6 +39,8 @@ export class QuicTunnelSession implements TunnelSession {
   private streamNumber = 0;
   /** Set while a device's goaway lets the streams in flight finish: cuts the connection once the last one closed. */
   private drained: (() => void) | undefined;
+  /** Set while streams drain: cuts them and the connection now. */
+  private cutDraining: (() => void) | undefined;
 
   constructor(
     readonly deviceId: string,
@@ -132,7 +134,7 @@ export class QuicTunnelSession implements TunnelSession {
     if (this.closedReason === null) {
       this.finish(reason, GOAWAY_GRACE_MS, options?.drain ? TUNNEL_LIMITS.replacedTunnelDrainMs : 0);
       if (!this.control.destroyed) this.control.end(encodeFieldBlock({ type: 'goaway', reason }));
-    }
+    } else if (!options?.drain) this.cutDraining?.();
     return this.gone;
   }
 
@@ -159,6 +161,7 @@ export class QuicTunnelSession implements TunnelSession {
     const cut = () => {
       clearTimeout(deadline);
       this.drained = undefined;
+      this.cutDraining = undefined;
       for (const stream of this.streams) stream.reset();
       this.streams.clear();
       this.connection.abort();
@@ -174,8 +177,10 @@ export class QuicTunnelSession implements TunnelSession {
     } else {
       deadline = setTimeout(cut, drainMs);
       deadline.unref();
+      this.cutDraining = cut;
       this.drained = () => {
         this.drained = undefined;
+        this.cutDraining = undefined;
         clearTimeout(deadline);
         cutAfterGrace();
       };

@@ -31,6 +31,8 @@ export class H2TunnelSession implements TunnelSession {
   private stateAtLastBeat = '';
   private readonly logger = new Logger('TunnelSession');
   private readonly gone: Promise<void>;
+  /** Closed with `drain`: its streams in flight are finishing. */
+  private draining = false;
 
   constructor(
     readonly deviceId: string,
@@ -101,14 +103,15 @@ export class H2TunnelSession implements TunnelSession {
       // send their RST_STREAM while the socket still takes writes. Once session.close() has ended
       // the socket, a write through the frame guard's JS stream trips an assertion inside Node
       // (JSStreamSocket: a write after its shutdown began), which crashed a server shutting down.
-      this.finish(reason, options?.drain ? TUNNEL_LIMITS.replacedTunnelDrainMs : GOAWAY_GRACE_MS);
+      this.draining = options?.drain === true;
+      this.finish(reason, this.draining ? TUNNEL_LIMITS.replacedTunnelDrainMs : GOAWAY_GRACE_MS);
       try {
         this.session.goaway(h2.NGHTTP2_NO_ERROR, 0, Buffer.from(reason, 'utf8'));
         this.session.close();
       } catch {
         // Already going: finish() above cuts it.
       }
-    }
+    } else if (this.draining && !options?.drain) this.session.destroy();
     return this.gone;
   }
 
