@@ -11,7 +11,10 @@ export interface OpenTunnel {
   heartbeatSecs: number;
   /** QUIC only: the path's smoothed round-trip time as quinn measures it, in whole ms. */
   roundTripMs?(): number;
-  /** Settles with the reason once the tunnel is gone, whoever ended it. */
+  /**
+   * Settles with the reason once the tunnel is gone, whoever ended it, or as soon as the server
+   * said it closes it (its operations in flight may still finish on it: operation-streams.ts).
+   */
   closed: Promise<string>;
   /** Clean shutdown: in-flight operations stopped and reaped, streams closed, then the socket. */
   close(): Promise<void>;

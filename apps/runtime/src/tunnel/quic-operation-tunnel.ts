@@ -6,6 +6,7 @@ import { QuicOperationStream } from './operation-stream';
 import type { QuicTunnelSocket } from './quic-connect';
 import type { StreamRouter } from './stream-router';
 import type { OpenTunnel } from './open-tunnel';
+import { OperationStreams } from './operation-streams';
 
 const DEPLOYMENT_CHANNEL_PATH = tunnelPath(TUNNEL_OPS.deployments);
 /** How long a graceful close waits for the server to hang up before cutting the connection. */
@@ -31,7 +32,7 @@ export interface OperationTunnelOptions {
 export function serveOperationStreams(socket: QuicTunnelSocket, options: OperationTunnelOptions): OpenTunnel {
   const { connection } = socket;
   const { log } = options;
-  let openStreams = 0;
+  const operationStreams = new OperationStreams();
   /** Live operation streams by the number the server gave them (`svc-stream`), for its `cancel` messages. */
   const live = new Map<string, QuicOperationStream>();
   let settle!: (reason: string) => void;
@@ -39,11 +40,16 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
   let shuttingDown = false;
   let serverReason: string | undefined;
   let ended = false;
+  let markGone!: () => void;
+  /** Settles once the connection is gone (`closed` may settle earlier: at the server's close message). */
+  const gone = new Promise<void>((resolve) => (markGone = resolve));
   const end = (reason: string) => {
     if (ended) return;
     ended = true;
+    operationStreams.stop();
     socket.destroy();
     settle(shuttingDown ? 'shutdown' : serverReason ? `server closed the tunnel: ${serverReason}` : reason);
+    markGone();
   };
 
   const messages = new FieldBlockReader();
@@ -54,8 +60,9 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
         if (block?.fields.type === 'goaway' && serverReason === undefined) {
           serverReason = printable(String(block.fields.reason ?? '')) || 'no reason given';
           log.info('server closing the tunnel', { reason: serverReason });
-          // The server cuts the connection shortly; hanging up now lets the loop reconnect at once.
-          setImmediate(() => end('tunnel session closed'));
+          // The loop reconnects at once; the operations in flight here finish first, then this side hangs up.
+          settle(`server closed the tunnel: ${serverReason}`);
+          operationStreams.drain(() => end('tunnel session closed'));
         }
         if (block?.fields.type === 'cancel') live.get(String(block.fields.stream))?.cancelledByPeer();
         rest = block?.rest;
@@ -83,10 +90,7 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
       stream.once('close', () => live.delete(number));
     }
     // The deployment channel lives as long as the session: it never keeps the tunnel from moving to QUIC.
-    if (head[':path'] !== DEPLOYMENT_CHANNEL_PATH) {
-      openStreams++;
-      stream.once('close', () => openStreams--);
-    }
+    if (head[':path'] !== DEPLOYMENT_CHANNEL_PATH) operationStreams.track(stream);
     options.router.handle(stream, head as IncomingHttpHeaders);
   };
   void (async () => {
@@ -106,7 +110,7 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
   return {
     carrier: 'quic',
     deviceId: options.deviceId,
-    busy: () => openStreams > 0,
+    busy: () => operationStreams.busy(),
     heartbeatSecs: options.heartbeatSecs,
     closed,
     async close() {
@@ -115,7 +119,7 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
       if (left > 0) log.warn('operations still running at shutdown; closing the tunnel anyway', { operations: left });
       const cut = setTimeout(() => end('shutdown'), CLOSE_GRACE_MS);
       if (!socket.destroyed) socket.end(encodeFieldBlock({ type: 'goaway', reason: 'runtime shutting down' }));
-      await closed;
+      await gone;
       clearTimeout(cut);
     },
   };

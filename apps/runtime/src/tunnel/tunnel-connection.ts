@@ -19,6 +19,7 @@ import { SHUTDOWN_GRACE_MS, type OperationRegistry } from '../supervisor/operati
 import { dialQuic, QuicTunnelSocket } from './quic-connect';
 import { serveOperationStreams } from './quic-operation-tunnel';
 import type { OpenTunnel, TunnelCarrierName } from './open-tunnel';
+import { OperationStreams } from './operation-streams';
 import type { AnnouncedQuicIdentity } from './quic-trust';
 import type { StreamRouter } from './stream-router';
 import { tlsConnectOptions, TunnelTrust, untrustedReason } from './tls-trust';
@@ -113,14 +114,11 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     session = s;
     s.on('connect', () => s.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
   });
-  let openStreams = 0;
+  const operationStreams = new OperationStreams();
   server.on('stream', (stream, headers) => {
     // The deployment channel lives as long as the session and the server opens it again on the
     // next one: it is no user's operation, so it never keeps the tunnel from moving to QUIC.
-    if (headers[':path'] !== DEPLOYMENT_CHANNEL_PATH) {
-      openStreams++;
-      stream.once('close', () => openStreams--);
-    }
+    if (headers[':path'] !== DEPLOYMENT_CHANNEL_PATH) operationStreams.track(stream);
     options.router.handle(stream, headers);
   });
   server.emit('connection', socket);
@@ -132,11 +130,16 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   let shuttingDown = false;
   /** Why the server said it is closing the tunnel (its GOAWAY), which explains whatever ends it next. */
   let serverReason: string | undefined;
+  let markGone!: () => void;
+  /** Settles once the connection is gone (`closed` may settle earlier: at the server's GOAWAY). */
+  const gone = new Promise<void>((resolve) => (markGone = resolve));
   const end = (reason: string) => {
     clearTimeout(watchdog);
+    operationStreams.stop();
     session?.destroy();
     socket.destroy();
     settle(shuttingDown ? 'shutdown' : serverReason ? `server closed the tunnel: ${serverReason}` : reason);
+    markGone();
   };
   session?.on('ping', () => {
     watchdog.refresh();
@@ -146,8 +149,10 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     if (serverReason !== undefined) return;
     serverReason = goawayReason(code, data);
     log.info('server closing the tunnel', { code, reason: serverReason });
-    // The server cuts the connection shortly; hanging up now lets the loop reconnect at once.
-    setImmediate(() => end('tunnel session closed'));
+    // The loop reconnects at once; the operations in flight here finish first (HTTP/2's graceful
+    // close: no new streams), then this side hangs up.
+    settle(`server closed the tunnel: ${serverReason}`);
+    operationStreams.drain(() => end('tunnel session closed'));
   });
   session?.on('close', () => end('tunnel session closed'));
   socket.on('error', (error) => end(`tunnel connection failed: ${error.message}`));
@@ -156,7 +161,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   return withRoundTrip({
     carrier: options.carrier,
     deviceId: answer.device_id,
-    busy: () => openStreams > 0,
+    busy: () => operationStreams.busy(),
     heartbeatSecs: answer.heartbeat_secs,
     closed,
     async close() {
@@ -165,7 +170,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
       if (left > 0) log.warn('operations still running at shutdown; closing the tunnel anyway', { operations: left });
       const cut = setTimeout(() => end('shutdown'), CLOSE_GRACE_MS);
       session?.close(() => end('shutdown'));
-      await closed;
+      await gone;
       clearTimeout(cut);
     },
   }, socket);

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { TUNNEL_OPS } from '@svc/common';
 import type { ServerMetrics, StreamRoute } from '../common/server-metrics';
-import type { StreamRequest, TunnelSession, TunnelStream } from './tunnel-carrier';
+import type { StreamRequest, TunnelCloseOptions, TunnelSession, TunnelStream } from './tunnel-carrier';
 
 /**
  * A session whose streams are counted (by operation and route), whose bytes are counted both ways
@@ -43,8 +43,8 @@ export class MeteredSession implements TunnelSession {
     return stream;
   }
 
-  close(reason: string): Promise<void> {
-    return this.session.close(reason);
+  close(reason: string, options?: TunnelCloseOptions): Promise<void> {
+    return this.session.close(reason, options);
   }
 
   onClosed(listener: (reason: string) => void): void {

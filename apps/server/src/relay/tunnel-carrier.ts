@@ -67,6 +67,11 @@ export interface TunnelStream {
   abort(): void;
 }
 
+export interface TunnelCloseOptions {
+  /** Let the streams in flight finish (bounded by TUNNEL_LIMITS.replacedTunnelDrainMs) rather than cancel them. */
+  drain?: boolean;
+}
+
 /** A live, authenticated tunnel to one device. */
 export interface TunnelSession {
   readonly deviceId: string;
@@ -79,10 +84,13 @@ export interface TunnelSession {
    */
   openStream(request: StreamRequest): Promise<TunnelStream>;
   /**
-   * Closes the tunnel, telling the runtime why (GOAWAY with the reason); in-flight streams are
-   * cancelled. Idempotent; resolves once the connection is gone.
+   * Closes the tunnel, telling the runtime why (GOAWAY with the reason): no new streams from now.
+   * In-flight streams are cancelled, unless `drain`: then they finish with their answers and the
+   * connection goes once the last one closed, or after TUNNEL_LIMITS.replacedTunnelDrainMs (a
+   * tunnel replaced by a newer one). Idempotent, except that closing a draining tunnel again
+   * without `drain` cuts it now (revocation, shutdown). Resolves once the connection is gone.
    */
-  close(reason: string): Promise<void>;
+  close(reason: string, options?: TunnelCloseOptions): Promise<void>;
   /** Runs once when the tunnel is gone, whoever closed it. */
   onClosed(listener: (reason: string) => void): void;
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ManualClock } from '../common/clock';
-import type { StreamRequest, TunnelSession, TunnelStream } from './tunnel-carrier';
+import type { StreamRequest, TunnelCloseOptions, TunnelSession, TunnelStream } from './tunnel-carrier';
 import { InProcessTunnelDirectory } from './tunnel-directory';
 import { TunnelPresence } from '../devices/tunnel-presence';
 import { TunnelRegistry } from './tunnel-registry.service';
@@ -10,6 +10,10 @@ class FakeSession implements TunnelSession {
   readonly runtime = { version: '1.0.0', boot_id: 'b' };
   readonly remoteAddress = '127.0.0.1';
   closedWith: string | null = null;
+  /** Every close asked of it, and whether it was to drain. */
+  readonly closes: { reason: string; drain: boolean }[] = [];
+  /** A drain lasts until this is called (its streams in flight finished). */
+  finishDrain: () => void = () => undefined;
   private listeners: ((reason: string) => void)[] = [];
   constructor(
     readonly deviceId: string,
@@ -18,11 +22,13 @@ class FakeSession implements TunnelSession {
   openStream(_request: StreamRequest): Promise<TunnelStream> {
     throw new Error('not used');
   }
-  async close(reason: string): Promise<void> {
+  async close(reason: string, options?: TunnelCloseOptions): Promise<void> {
+    this.closes.push({ reason, drain: options?.drain === true });
     if (this.closedWith !== null) return;
     this.closedWith = reason;
     this.onClose(this);
     for (const l of this.listeners) l(reason);
+    if (options?.drain) await new Promise<void>((resolve) => (this.finishDrain = resolve));
   }
   onClosed(listener: (reason: string) => void): void {
     this.listeners.push(listener);
@@ -109,6 +115,20 @@ describe('TunnelRegistry', () => {
     expect(second.closedWith).toBeNull();
     expect(registry.require('d1')).toBe(second);
     expect(await presenceOf('d1')).toEqual({ online: true, health: 'healthy', uptimeSeconds: 0, carrier: 'tcp' });
+  });
+
+  it('drains a replaced session; revocation or shutdown meanwhile cuts it, one that finished draining is left alone', async () => {
+    const [old1, new1, old2, new2, old3, new3] = ['d1', 'd1', 'd2', 'd2', 'd3', 'd3'].map((id) => new FakeSession(id));
+    for (const session of [old1, new1, old2, new2, old3, new3]) registry.register(session);
+    expect([old1, old2, old3].map((session) => session.closes)).toEqual(Array(3).fill([{ reason: 'replaced by a new connection', drain: true }]));
+    old3.finishDrain();
+    await new Promise((resolve) => setImmediate(resolve));
+    registry.revoke('d1');
+    expect(old1.closes.at(-1)).toEqual({ reason: 'device revoked', drain: false });
+    expect(old2.closes).toHaveLength(1);
+    await registry.closeAll('server shutting down');
+    expect(old2.closes.at(-1)).toEqual({ reason: 'server shutting down', drain: false });
+    expect(old3.closes).toHaveLength(1);
   });
 
   it('revokes: closes the live session and forgets the device', async () => {

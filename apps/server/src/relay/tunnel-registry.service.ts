@@ -13,13 +13,15 @@ import { MeteredSession } from './metered-session';
  * The tunnels this process holds: device id → live session. Registering a device that already has
  * a session replaces it atomically: the new session is in place before the old one is closed, so
  * no request ever finds the device without a tunnel, and the old session's close does not mark
- * the device lost. The directory learns about every change so other replicas can find the device.
+ * the device lost. The old session drains: new streams go to the new one, those in flight finish. The directory learns about every change so other replicas can find the device.
  */
 @Injectable()
 export class TunnelRegistry {
   /** Names this process in the tunnel directory (REPLICA_ID). */
   readonly holder: string;
   private readonly live = new Map<string, TunnelSession>();
+  /** Replaced sessions whose streams in flight are still finishing: revocation and shutdown cut them. */
+  private readonly draining = new Set<TunnelSession>();
   private readonly registeredAt = new WeakMap<TunnelSession, Date>();
   private readonly registeredListeners: ((session: TunnelSession) => void)[] = [];
   private readonly presenceListeners: TunnelPresenceListener[] = [];
@@ -61,7 +63,11 @@ export class TunnelRegistry {
         this.logger.error(`a listener of new tunnels failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    void previous?.close('replaced by a new connection');
+    // Drained, not cut: what the old tunnel still carries (a listing, an exec) ends with its answer.
+    if (previous) {
+      this.draining.add(previous);
+      void previous.close('replaced by a new connection', { drain: true }).finally(() => this.draining.delete(previous));
+    }
   }
 
   /** Told of every device whose tunnel comes up on, or leaves, this process (devices' last-seen time). */
@@ -104,6 +110,7 @@ export class TunnelRegistry {
     this.report(this.directory.forget(deviceId));
     if (session) for (const listener of this.presenceListeners) listener.disconnected(deviceId);
     void session?.close('device revoked');
+    for (const replaced of this.draining) if (replaced.deviceId === deviceId) void replaced.close('device revoked');
   }
 
   /**
@@ -116,7 +123,10 @@ export class TunnelRegistry {
     const sessions = [...this.live.values()];
     const startedAt = Date.now();
     const gapMs = sessions.length > 1 ? spreadMs / (sessions.length - 1) : 0;
-    await Promise.all(sessions.map((session, i) => (i === 0 || gapMs === 0 ? session.close(reason) : delay(i * gapMs).then(() => session.close(reason)))));
+    await Promise.all([
+      ...[...this.draining].map((replaced) => replaced.close(reason)),
+      ...sessions.map((session, i) => (i === 0 || gapMs === 0 ? session.close(reason) : delay(i * gapMs).then(() => session.close(reason)))),
+    ]);
     this.logger.log(`closed ${sessions.length} tunnel(s) (${reason}) in ${Date.now() - startedAt} ms`);
   }
 

@@ -21,6 +21,11 @@ export const TUNNEL_LIMITS = {
   runtimeDeadAfterBeats: 3,
   /** A server whose ping stays unanswered for this many intervals treats the tunnel as dead. */
   serverDeadAfterBeats: 2,
+  /**
+   * A tunnel replaced by a newer one of the same device drains: its streams in flight may run this
+   * long to finish with their answers, then the connection is cut (a longer shell is cut then).
+   */
+  replacedTunnelDrainMs: 10_000,
 } as const;
 
 /** HTTP/2 settings both ends apply to the reverse HTTP/2 session. */

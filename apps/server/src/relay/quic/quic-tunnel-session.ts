@@ -9,10 +9,11 @@ import {
   QuinnConnection,
   QuinnOperationStream,
   TUNNEL_HEADERS,
+  TUNNEL_LIMITS,
   tunnelPath,
 } from '@svc/common';
 import { deviceRefusal } from '../device-error';
-import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
+import type { StreamFields, StreamRequest, TunnelCloseOptions, TunnelSession, TunnelStream } from '../tunnel-carrier';
 
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
 /** After the close message, the runtime gets this long to read it and hang up before the connection is cut. */
@@ -38,6 +39,8 @@ export class QuicTunnelSession implements TunnelSession {
   private streamNumber = 0;
   /** Set while a device's goaway lets the streams in flight finish: cuts the connection once the last one closed. */
   private drained: (() => void) | undefined;
+  /** Set while streams drain: cuts them and the connection now. */
+  private cutDraining: (() => void) | undefined;
 
   constructor(
     readonly deviceId: string,
@@ -57,7 +60,7 @@ export class QuicTunnelSession implements TunnelSession {
           const block = messages.take(rest);
           // As HTTP/2's GOAWAY: no new operations, but the ones in flight end with their answers
           // (a runtime stopping sends the exit of the commands it killed), then the connection goes.
-          if (block?.fields.type === 'goaway') this.finish(`device closed the tunnel: ${String(block.fields.reason ?? '')}`, DEVICE_GOAWAY_DRAIN_MS, true);
+          if (block?.fields.type === 'goaway') this.finish(`device closed the tunnel: ${String(block.fields.reason ?? '')}`, 0, DEVICE_GOAWAY_DRAIN_MS);
           rest = block?.rest;
         }
       } catch (error) {
@@ -123,12 +126,15 @@ export class QuicTunnelSession implements TunnelSession {
     };
   }
 
-  /** A close message naming the reason on the control stream, then the connection is cut within a grace period. */
-  close(reason: string): Promise<void> {
+  /**
+   * A close message naming the reason on the control stream, then the connection is cut within a
+   * grace period: at once, or with `drain` once the streams in flight closed (bounded).
+   */
+  close(reason: string, options?: TunnelCloseOptions): Promise<void> {
     if (this.closedReason === null) {
-      this.finish(reason, GOAWAY_GRACE_MS);
+      this.finish(reason, GOAWAY_GRACE_MS, options?.drain ? TUNNEL_LIMITS.replacedTunnelDrainMs : 0);
       if (!this.control.destroyed) this.control.end(encodeFieldBlock({ type: 'goaway', reason }));
-    }
+    } else if (!options?.drain) this.cutDraining?.();
     return this.gone;
   }
 
@@ -143,32 +149,41 @@ export class QuicTunnelSession implements TunnelSession {
   }
 
   /**
-   * Marks the session closed (no new streams) and cuts the connection, at once or after `graceMs`.
-   * With `drain`, the streams in flight may finish meanwhile, and the connection goes as soon as
-   * the last one closed; otherwise they are reset now.
+   * Marks the session closed (no new streams) and cuts the connection `graceMs` after its streams
+   * are done (the runtime reads the close message and hangs up itself meanwhile). Without
+   * `drainMs` the streams in flight are reset now; with it they may finish for that long, and the
+   * grace starts once the last one closed.
    */
-  private finish(reason: string, graceMs = 0, drain = false): void {
+  private finish(reason: string, graceMs = 0, drainMs = 0): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
+    let deadline: NodeJS.Timeout | undefined;
     const cut = () => {
+      clearTimeout(deadline);
       this.drained = undefined;
+      this.cutDraining = undefined;
       for (const stream of this.streams) stream.reset();
       this.streams.clear();
       this.connection.abort();
     };
-    if (!drain) {
+    const cutAfterGrace = () => {
+      if (graceMs === 0) cut();
+      else setTimeout(cut, graceMs).unref();
+    };
+    if (drainMs === 0 || this.streams.size === 0) {
       for (const stream of this.streams) stream.reset();
       this.streams.clear();
-    }
-    if (graceMs === 0 || (drain && this.streams.size === 0)) cut();
-    else {
-      const timer = setTimeout(cut, graceMs);
-      timer.unref();
-      if (drain)
-        this.drained = () => {
-          clearTimeout(timer);
-          cut();
-        };
+      cutAfterGrace();
+    } else {
+      deadline = setTimeout(cut, drainMs);
+      deadline.unref();
+      this.cutDraining = cut;
+      this.drained = () => {
+        this.drained = undefined;
+        this.cutDraining = undefined;
+        clearTimeout(deadline);
+        cutAfterGrace();
+      };
     }
     this.logger.debug(`session of ${this.deviceId} closed: ${reason}`);
     for (const listener of this.closeListeners.splice(0)) listener(reason);

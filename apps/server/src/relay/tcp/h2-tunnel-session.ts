@@ -9,7 +9,7 @@ import {
   TUNNEL_LIMITS,
   tunnelPath,
 } from '@svc/common';
-import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../tunnel-carrier';
+import type { StreamFields, StreamRequest, TunnelCloseOptions, TunnelSession, TunnelStream } from '../tunnel-carrier';
 import { deviceRefusal } from '../device-error';
 
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
@@ -31,6 +31,8 @@ export class H2TunnelSession implements TunnelSession {
   private stateAtLastBeat = '';
   private readonly logger = new Logger('TunnelSession');
   private readonly gone: Promise<void>;
+  /** Closed with `drain`: its streams in flight are finishing. */
+  private draining = false;
 
   constructor(
     readonly deviceId: string,
@@ -90,21 +92,26 @@ export class H2TunnelSession implements TunnelSession {
     };
   }
 
-  /** GOAWAY carrying the reason (the runtime logs it), then the connection is cut within a grace period. */
-  close(reason: string): Promise<void> {
+  /**
+   * GOAWAY carrying the reason (the runtime logs it); HTTP/2's graceful close then ends the
+   * connection once its streams closed, and it is cut at the latest after a grace period, or with
+   * `drain` after the drain time (the streams in flight finish meanwhile).
+   */
+  close(reason: string, options?: TunnelCloseOptions): Promise<void> {
     if (this.closedReason === null) {
       // The listeners first: the streams they cut (the deployment channel, relayed operations)
       // send their RST_STREAM while the socket still takes writes. Once session.close() has ended
       // the socket, a write through the frame guard's JS stream trips an assertion inside Node
       // (JSStreamSocket: a write after its shutdown began), which crashed a server shutting down.
-      this.finish(reason, GOAWAY_GRACE_MS);
+      this.draining = options?.drain === true;
+      this.finish(reason, this.draining ? TUNNEL_LIMITS.replacedTunnelDrainMs : GOAWAY_GRACE_MS);
       try {
         this.session.goaway(h2.NGHTTP2_NO_ERROR, 0, Buffer.from(reason, 'utf8'));
         this.session.close();
       } catch {
         // Already going: finish() above cuts it.
       }
-    }
+    } else if (this.draining && !options?.drain) this.session.destroy();
     return this.gone;
   }
 
