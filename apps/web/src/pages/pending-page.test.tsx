@@ -37,6 +37,18 @@ describe('pending page: the fingerprint to compare, the key-change warning, appr
     expect(calls.filter((c) => c.method === 'POST')).toEqual([{ method: 'POST', path: '/devices/approve', input: { device: 'req_1' } }]);
   });
 
+  it('gives the confirmation the keyboard focus each time it shows (Enter approves)', async () => {
+    const { api } = fakeApi({ 'GET /devices': () => ({ items: [request({})], next_cursor: null }) });
+    render(<PendingPage api={api} />, mounted());
+    await vi.waitFor(() => button(mounted(), 'Approve…'));
+    for (let round = 1; round <= 2; round++) {
+      button(mounted(), 'Approve…').click();
+      await vi.waitFor(() => expect({ round, focused: document.activeElement?.textContent?.trim() }).toEqual({ round, focused: 'Yes, approve' }));
+      button(mounted(), 'Cancel').click();
+      await vi.waitFor(() => button(mounted(), 'Approve…'));
+    }
+  });
+
   it('warns when the device id is registered with another key, naming both fingerprints', async () => {
     const changed = request({ key_mismatch: true, registered_fingerprint: 'QRST-UVWX-YZ23-4567' });
     const { api } = fakeApi({ 'GET /devices': () => ({ items: [changed], next_cursor: null }) });

@@ -4,6 +4,7 @@ import { approve, listDevices, reject } from '../api/devices';
 import type { DeviceListItem } from '../api/types';
 import { Empty, ErrorBox, Loading } from '../components/feedback';
 import { useLiveReload } from '../components/live';
+import { useFocusOnMount } from '../components/use-focus';
 import { useLoad } from '../components/use-load';
 
 const PAGE_SIZE = 100;
@@ -144,17 +145,7 @@ function Request({ request, selected, confirming, busy, onToggle, onApprove, onC
         </p>
       )}
       {confirming ? (
-        <div class="confirm" role="group" aria-label="Confirm approval">
-          <p>
-            Does the device show <code class="fingerprint">{request.fingerprint}</code>?
-          </p>
-          <button type="button" disabled={busy} onClick={onConfirm} autoFocus>
-            Yes, approve
-          </button>
-          <button type="button" class="secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <ConfirmApproval fingerprint={request.fingerprint} busy={busy} onConfirm={onConfirm} onCancel={onCancel} />
       ) : (
         <div class="actions">
           <button type="button" disabled={busy} onClick={onApprove}>
@@ -166,5 +157,23 @@ function Request({ request, selected, confirming, busy, onToggle, onApprove, onC
         </div>
       )}
     </li>
+  );
+}
+
+/** Approval asks again with the fingerprint; the confirmation takes the keyboard's focus each time it shows (Enter approves). */
+function ConfirmApproval({ fingerprint, busy, onConfirm, onCancel }: { fingerprint: string | undefined; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const yes = useFocusOnMount<HTMLButtonElement>();
+  return (
+    <div class="confirm" role="group" aria-label="Confirm approval">
+      <p>
+        Does the device show <code class="fingerprint">{fingerprint}</code>?
+      </p>
+      <button type="button" ref={yes} disabled={busy} onClick={onConfirm}>
+        Yes, approve
+      </button>
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }
