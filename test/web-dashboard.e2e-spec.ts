@@ -137,7 +137,10 @@ describe('web dashboard', () => {
 
     await request.getByRole('button', { name: 'Approve…' }).click();
     // The confirmation repeats the fingerprint and takes the keyboard's focus: Enter approves.
-    await expect(request.getByRole('group', { name: 'Confirm approval' }).locator('.fingerprint').textContent()).resolves.toBe(printed);
+    const confirmation = request.getByRole('group', { name: 'Confirm approval' });
+    await expect(confirmation.locator('.fingerprint').textContent()).resolves.toBe(printed);
+    // The focus moves after the confirmation is drawn: Enter before that would press nothing.
+    await eventually('the confirmation focused', () => confirmation.getByRole('button', { name: 'Yes, approve' }).evaluate((button) => button.matches(':focus')));
     await alice.keyboard.press('Enter');
     await alice.getByRole('status').filter({ hasText: 'Approved' }).waitFor();
     await rt.waitForLine('stdout', /Approved: device web-new is registered/);
