@@ -71,7 +71,9 @@ describe('replicas on NATS: SIGTERM drains over DRAIN_SECS', () => {
       runtimes.map(async (runtime, i) => {
         const lost = await runtime.waitForLog('tunnel lost', marks[i]);
         expect(String(lost.reason)).toMatch(/shutting down/);
-        return Date.now();
+        // When the runtime saw it (its log line's own time), not when this process got round to reading the line:
+        // reading the first one late would shorten the spread measured.
+        return Date.parse(lost.time as string);
       }),
     );
     // Evenly spread: the last close comes DRAIN_SECS after the first (the schedule is a lower bound; a loaded machine only adds).
