@@ -16,7 +16,7 @@ import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
-import { registerDevice } from './fixtures/test-server';
+import { registerDevice, requestRegistration } from './fixtures/test-server';
 import { REVOCATION_SWEEP_MS } from '../apps/server/src/registrations/device-revocations';
 import { HEAD_POLL_MS } from '../apps/server/src/deployments/deployment-channels.service';
 
@@ -91,8 +91,10 @@ describe('replicas on NATS: revocations and deployment changes reach the holder 
   it('re-keying on A closes the old key\'s tunnel on B in under a second', async () => {
     const deviceId = 'ev-rekey';
     const stub = await stubOnB(deviceId);
+    const requestId = await requestRegistration(replicas.a, deviceId, `user:${ALICE}`, { identity: generateDeviceIdentity() });
+    // From just before the approval (it revokes the old key), not before the new key's registration request.
     const started = Date.now();
-    await registerDevice(replicas.a, deviceId, `user:${ALICE}`, alice, { identity: generateDeviceIdentity() });
+    expect((await replicas.a.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(200);
     expect(await within(stub.closed, started, EVENT_MS, 'the old tunnel to close')).toBeLessThan(EVENT_MS);
   });
 
