@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { freePort } from './fixtures/free-port';
+import { onFreePort } from './fixtures/free-port';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { startTestServer, TestServer } from './fixtures/test-server';
 
@@ -16,10 +16,17 @@ describe('web dashboard sessions', () => {
   let opened: Tab;
 
   beforeAll(async () => {
-    const port = await freePort();
     // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
-    idp = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
-    server = await startTestServer(idp, { REST_PORT: String(port) });
+    // The provider knows the port before the server binds it: another suite may take it meanwhile (then both start again on another).
+    ({ idp, server } = await onFreePort(async (port) => {
+      const provider = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
+      try {
+        return { idp: provider, server: await startTestServer(provider, { REST_PORT: String(port) }) };
+      } catch (error) {
+        await provider.stop();
+        throw error;
+      }
+    }));
     browser = await launchBrowser();
   });
   afterAll(async () => {

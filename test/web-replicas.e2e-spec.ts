@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { freePort } from './fixtures/free-port';
+import { onFreePort } from './fixtures/free-port';
 import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
@@ -35,11 +35,18 @@ describe('web dashboard across replicas', () => {
   let home: string;
 
   beforeAll(async () => {
-    // Replica A serves the page: its address is the dashboard's redirect URI, known to the provider before either starts.
-    const portA = await freePort();
+    // Replica A serves the page: its address is the dashboard's redirect URI, known to the provider before either starts
+    // (another suite may take the port meanwhile: then both start again on another).
     nats = await startNatsServer();
-    idp = await startIdentityProvider({ webRedirectUris: [`http://127.0.0.1:${portA}/`] });
-    replicas = await startReplicaPair(idp, nats.url, {}, { REST_PORT: String(portA) });
+    ({ idp, replicas } = await onFreePort(async (portA) => {
+      const provider = await startIdentityProvider({ webRedirectUris: [`http://127.0.0.1:${portA}/`] });
+      try {
+        return { idp: provider, replicas: await startReplicaPair(provider, nats.url, {}, { REST_PORT: String(portA) }) };
+      } catch (error) {
+        await provider.stop();
+        throw error;
+      }
+    }));
     const alice = await replicas.a.login(ALICE);
     const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
     home = mkdtempSync(join(tmpdir(), 'svc-web-replicas-'));
