@@ -3,11 +3,10 @@
  * token before it expires, the provider rotates the refresh token, and the page goes on working.
  */
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import { launchBrowser, openTab, signInThroughProvider, startDashboardServer, Tab } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { onFreePort } from './fixtures/free-port';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import type { IdentityProviderHandle } from './fixtures/oidc';
+import type { TestServer } from './fixtures/test-server';
 
 describe('web dashboard sessions', () => {
   let idp: IdentityProviderHandle;
@@ -17,16 +16,7 @@ describe('web dashboard sessions', () => {
 
   beforeAll(async () => {
     // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
-    // The provider knows the port before the server binds it: another suite may take it meanwhile (then both start again on another).
-    ({ idp, server } = await onFreePort(async (port) => {
-      const provider = await startIdentityProvider({ accessTokenTtlSeconds: 65, webRedirectUris: [`http://127.0.0.1:${port}/`] });
-      try {
-        return { idp: provider, server: await startTestServer(provider, { REST_PORT: String(port) }) };
-      } catch (error) {
-        await provider.stop();
-        throw error;
-      }
-    }));
+    ({ idp, server } = await startDashboardServer({ accessTokenTtlSeconds: 65 }));
     browser = await launchBrowser();
   });
   afterAll(async () => {
