@@ -1,5 +1,4 @@
 import { constants as osConstants } from 'node:os';
-import { finished } from 'node:stream';
 import {
   DeviceOfflineError,
   DomainError,
@@ -15,6 +14,7 @@ import {
 } from '@svc/common';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { deviceError } from '../relay/device-error';
+import { onBodyCutShort } from '../relay/tunnel-body';
 
 /** The server gives the device this long past `timeout_secs` to report the timeout itself (the catalog's device_exec limit). */
 export const DEVICE_GRACE_MS = limitsOf('device_exec').deviceGraceMs;
@@ -51,11 +51,11 @@ export async function driveExec(
   body.end();
 
   const decoder = new FrameDecoder();
-  // pipe + finished rather than pipeline: pipeline aborts an AbortController of its own when it
-  // completes, a DOMException with a stack trace on every exec. A body that fails or closes before
-  // its end still ends the loop below with an error (the device went away).
+  // pipe rather than pipeline: pipeline aborts an AbortController of its own when it completes, a
+  // DOMException with a stack trace on every exec. A body that fails or closes before its end
+  // still ends the loop below with an error (the device went away).
   body.pipe(decoder);
-  finished(body, { writable: false }, (error) => error && decoder.destroy(error));
+  onBodyCutShort(body, (error) => decoder.destroy(error));
   const onAbort = () => {
     tunnel.abort();
     decoder.destroy();
