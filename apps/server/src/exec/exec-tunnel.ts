@@ -8,13 +8,13 @@ import {
   FrameDecoder,
   FrameType,
   parseFramePayload,
+  settled,
   stdinEofFrame,
   limitsOf,
   TunnelProtocolError,
 } from '@svc/common';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { deviceError } from '../relay/device-error';
-import { onBodyCutShort } from '../relay/tunnel-body';
 
 /** The server gives the device this long past `timeout_secs` to report the timeout itself (the catalog's device_exec limit). */
 export const DEVICE_GRACE_MS = limitsOf('device_exec').deviceGraceMs;
@@ -51,11 +51,11 @@ export async function driveExec(
   body.end();
 
   const decoder = new FrameDecoder();
-  // pipe rather than pipeline: pipeline aborts an AbortController of its own when it completes, a
-  // DOMException with a stack trace on every exec. A body that fails or closes before its end
-  // still ends the loop below with an error (the device went away).
+  // pipe + settled rather than pipeline: pipeline aborts an AbortController of its own when it
+  // completes, a DOMException with a stack trace on every exec. A body that fails or closes before
+  // its end still ends the loop below with an error (the device went away).
   body.pipe(decoder);
-  onBodyCutShort(body, (error) => decoder.destroy(error));
+  settled(body, { writable: false }, (error) => error && decoder.destroy(error));
   const onAbort = () => {
     tunnel.abort();
     decoder.destroy();
