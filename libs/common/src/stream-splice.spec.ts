@@ -1,3 +1,4 @@
+import { connect, createServer } from 'node:http2';
 import { Duplex, PassThrough } from 'node:stream';
 import { coalesceWrites, splice, SPLICE_BUFFER_BYTES } from './stream-splice';
 
@@ -107,5 +108,64 @@ describe('coalesceWrites', () => {
     source.pipe(target.stream, { end: false });
     source.end(Buffer.from('last batch'));
     expect(await corkedAtEnd).toBe(0);
+  });
+});
+
+describe('splice of an HTTP/2 stream', () => {
+  it('relays an answer that arrived whole, END_STREAM included, before the splice began, without aborting', async () => {
+    // Device → server bytes are held, then delivered in one read: response headers, data and
+    // END_STREAM land together, so the HTTP/2 stream is closed before anyone read its answer.
+    let held: Buffer[] | null = null;
+    let serverEnd!: Duplex;
+    const deviceEnd = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        if (held) held.push(chunk);
+        else serverEnd.push(chunk);
+        callback();
+      },
+    });
+    serverEnd = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        deviceEnd.push(chunk);
+        callback();
+      },
+    });
+    const device = createServer();
+    device.on('stream', (stream) => {
+      stream.respond({ ':status': 200 });
+      stream.end('whole small file', () => setImmediate(() => {
+        const all = Buffer.concat(held!);
+        held = null;
+        serverEnd.push(all);
+      }));
+    });
+    device.emit('connection', deviceEnd);
+    const session = connect('http://device', { createConnection: () => serverEnd });
+    try {
+      await new Promise((resolve) => session.once('remoteSettings', resolve));
+      held = [];
+      const stream = session.request({ ':method': 'POST', ':path': '/v1/fs/read' }, { endStream: true });
+      await new Promise((resolve) => stream.once('response', resolve));
+      const received: Buffer[] = [];
+      const client = new Duplex({
+        allowHalfOpen: true,
+        read() {},
+        write(chunk: Buffer, _encoding, callback) {
+          received.push(chunk);
+          callback();
+        },
+      });
+      client.push(null);
+      const aborts: string[] = [];
+      const outcome = await splice({ stream, abort: () => aborts.push('device') }, { stream: client, abort: () => aborts.push('client') });
+      expect(outcome).toEqual({ aborted: false });
+      expect(aborts).toEqual([]);
+      expect(Buffer.concat(received).toString()).toBe('whole small file');
+    } finally {
+      session.destroy();
+      deviceEnd.destroy();
+    }
   });
 });

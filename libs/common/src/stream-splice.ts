@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { Duplex, finished, Readable, Writable } from 'node:stream';
+import { Duplex, finished, FinishedOptions, Readable, Writable } from 'node:stream';
 
 /** One side of a byte-stream forward and how to cut it short (RST, not a clean end). */
 export interface SpliceEnd {
@@ -75,7 +75,7 @@ export function splice(a: SpliceEnd, b: SpliceEnd): Promise<SpliceOutcome> {
     let open = 2;
     const watch = (self: SpliceEnd, other: SpliceEnd) => {
       // `finished` also reports a side that was already closed when the splice began.
-      finished(self.stream, (err) => {
+      settled(self.stream, {}, (err) => {
         if (err) {
           aborted = true;
           if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') error ??= err;
@@ -91,6 +91,19 @@ export function splice(a: SpliceEnd, b: SpliceEnd): Promise<SpliceOutcome> {
     relay(a.stream, b.stream);
     relay(b.stream, a.stream);
   });
+}
+
+/**
+ * `stream.finished()`, except for an HTTP/2 stream already closed at the HTTP/2 level (both
+ * END_STREAMs, or a RST_STREAM NO_ERROR, received) whose answer is still buffered to be read:
+ * `finished()` takes its `closed` for the Node stream having closed and reports a premature close
+ * at once, losing an answer that arrived whole in one read with the response headers (a splice
+ * aborted its other side; exec read a device's ERROR frame as "device offline"). Such a stream is
+ * judged once it has closed, i.e. after its buffered answer was read to its end.
+ */
+export function settled(stream: Duplex, options: FinishedOptions, callback: (err?: NodeJS.ErrnoException | null) => void): void {
+  if ((stream as { closed?: unknown }).closed === true && !stream.destroyed) stream.once('close', () => finished(stream, options, callback));
+  else finished(stream, options, callback);
 }
 
 /**

@@ -1,5 +1,4 @@
 import { constants as osConstants } from 'node:os';
-import { finished } from 'node:stream';
 import {
   DeviceOfflineError,
   DomainError,
@@ -9,6 +8,7 @@ import {
   FrameDecoder,
   FrameType,
   parseFramePayload,
+  settled,
   stdinEofFrame,
   limitsOf,
   TunnelProtocolError,
@@ -51,11 +51,11 @@ export async function driveExec(
   body.end();
 
   const decoder = new FrameDecoder();
-  // pipe + finished rather than pipeline: pipeline aborts an AbortController of its own when it
+  // pipe + settled rather than pipeline: pipeline aborts an AbortController of its own when it
   // completes, a DOMException with a stack trace on every exec. A body that fails or closes before
   // its end still ends the loop below with an error (the device went away).
   body.pipe(decoder);
-  finished(body, { writable: false }, (error) => error && decoder.destroy(error));
+  settled(body, { writable: false }, (error) => error && decoder.destroy(error));
   const onAbort = () => {
     tunnel.abort();
     decoder.destroy();

@@ -1,6 +1,5 @@
-import { finished } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import { encodeFrame, errorFrame, ErrorFrameBody, Frame, FrameDecoder, FrameType, parseFramePayload, TunnelProtocolError } from '@svc/common';
+import { encodeFrame, errorFrame, ErrorFrameBody, Frame, FrameDecoder, FrameType, parseFramePayload, settled, TunnelProtocolError } from '@svc/common';
 import { WebSocket } from 'ws';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import type { TunnelStream } from '../relay/tunnel-carrier';
@@ -67,7 +66,7 @@ export class TerminalSession {
 
   private async relayOutput(tunnel: TunnelStream): Promise<void> {
     const decoder = new FrameDecoder();
-    finished(tunnel.body, { readable: true, writable: false }, (err) => err && decoder.destroy(err));
+    settled(tunnel.body, { readable: true, writable: false }, (err) => err && decoder.destroy(err));
     tunnel.body.pipe(decoder);
     let last: ErrorFrameBody | 'exit' | undefined;
     try {
