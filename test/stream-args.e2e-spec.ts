@@ -7,13 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { connect as http2Connect, ClientHttp2Session } from 'node:http2';
-import { createServer, Server } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { encodeStreamArgs, fillPath, findSubRoute, StreamRouteName } from '@svc/common';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { execStream } from '../apps/cli/src/sdk/exec-stream';
 import { openShell } from '../apps/cli/src/sdk/shell-session';
 import { useFleet } from './fixtures/fleet';
+import { startEchoServer, TargetServer } from './fixtures/forward-targets';
 import { requestTicket } from './fixtures/terminal-socket';
 import type { TestServer } from './fixtures/test-server';
 
@@ -27,11 +27,11 @@ interface Answer {
 describe('client stream arguments are checked against the catalog (real runtime)', () => {
   let streams: DeviceStreams;
   let raw: ClientHttp2Session;
-  let echo: Server;
+  let echo: TargetServer;
   afterAll(async () => {
     await streams?.close();
     raw?.close();
-    echo?.close();
+    await echo?.close();
   });
   const fleet = useFleet({ users: { alice: ALICE }, devices: { 'sa-1': { owner: 'alice', runtime: true } } });
   let server: TestServer;
@@ -45,8 +45,8 @@ describe('client stream arguments are checked against the catalog (real runtime)
     const socket = tlsConnect({ host: '127.0.0.1', port: server.tunnel!.port, ca, ALPNProtocols: ['h2'] });
     raw = http2Connect(`https://127.0.0.1:${server.tunnel!.port}`, { createConnection: () => socket });
     raw.on('error', () => undefined);
-    echo = createServer((connection) => connection.pipe(connection));
-    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    // The fixture's echo server hears its connections' errors: a forward closed by the test is reset on the device's side (ECONNRESET).
+    echo = await startEchoServer({ host: '127.0.0.1' });
   });
 
   /** Opens `route` on sa-1 with `args` as they are (no SDK types in the way) and reads the answer of a refusal. */
@@ -79,8 +79,7 @@ describe('client stream arguments are checked against the catalog (real runtime)
     await expect(shell.exit).resolves.toEqual({ exit_code: 0, signal: null });
     expect(screen).toContain('T=vt100 V=v1');
 
-    const port = (echo.address() as { port: number }).port;
-    const forward = await streams.openForward('sa-1', { kind: 'tcp', host: '127.0.0.1', port });
+    const forward = await streams.openForward('sa-1', { kind: 'tcp', host: '127.0.0.1', port: echo.port });
     const echoed = new Promise<string>((resolve) => forward.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     forward.write('ping');
     await expect(echoed).resolves.toBe('ping');
