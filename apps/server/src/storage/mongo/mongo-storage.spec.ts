@@ -47,9 +47,8 @@ const mongod = acquireMongod();
 
 if ('skip' in mongod) {
   process.stdout.write(`SKIPPED: MongoDB contract leg — ${mongod.skip} (decided in ${Date.now() - startedAt} ms)\n`);
-  // Reason for the skip: no mongod binary can be had on this machine (no download, no
-  // MONGOMS_SYSTEM_BINARY; the reason found is in the title). The whole contract is registered,
-  // skipped, so the count of tests not run is visible.
+  // The whole contract is registered, skipped, so the count of tests not run is visible.
+  // Skipped because no mongod binary can be had on this machine (no download, no MONGOMS_SYSTEM_BINARY); the cause found is in the title.
   describe.skip(`MongoStorage contract — skipped: ${mongod.skip}`, () => {
     describeStorageContract('MongoStorage', () => Promise.reject(new Error('no mongod')));
   });
