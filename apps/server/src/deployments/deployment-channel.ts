@@ -180,7 +180,8 @@ export class DeploymentChannel {
   /**
    * Stores waiting reports one at a time, oldest deployment first, spaced REPORT_SPACING_MS. A
    * repeat is not stored again, but one with new log tails (a job's output after its last change,
-   * which the runtime sends with its next minutely repeat) replaces the stored report in place.
+   * which the runtime sends with its next minutely repeat) replaces the stored report in place, or
+   * is stored afresh when none is stored any more (expired, pruned, storage reset).
    */
   private async storePending(): Promise<void> {
     this.storing = true;
@@ -193,9 +194,8 @@ export class DeploymentChannel {
         const repeat = last !== undefined && last.said === said && Date.now() - last.at < REPORT_REFRESH_MS;
         if (repeat && last.tails === tails) continue;
         try {
-          if (repeat) {
-            if (await this.host.refreshReport(this.deviceId, report)) last.tails = tails;
-          } else if (await this.host.storeReport(this.deviceId, report)) this.stored.set(deploymentId, { said, tails, at: Date.now() });
+          if (repeat && (await this.host.refreshReport(this.deviceId, report))) last.tails = tails;
+          else if (await this.host.storeReport(this.deviceId, report)) this.stored.set(deploymentId, { said, tails, at: Date.now() });
         } catch (err) {
           this.host.logger.error(`could not store a report of ${this.deviceId}: ${(err as Error).message}`);
         }
