@@ -18,7 +18,12 @@ import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@forward.test';
 const CONNECTIONS = 50;
-const PAYLOAD_BYTES = 256 * 1024;
+/**
+ * 200 MiB each way at once, more than the kernel's socket buffers hold: both ends of the client's
+ * and of the tunnel's HTTP/2 connections write while the other is writing, which stalled both
+ * connections until a keep-alive cut them before each got a WriteAheadSocket.
+ */
+const PAYLOAD_BYTES = 4 * 1024 * 1024;
 
 describe('forwarding through client streams (real runtime)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-forward-'));
@@ -185,7 +190,8 @@ describe('forwarding through client streams (real runtime)', () => {
   it('keeps taking new streams on the tunnel while many forwards are held back by slow readers', async () => {
     // Each held-back forward may leave up to SPLICE_BUFFER_BYTES queued at each hop; nghttp2
     // refuses new streams (ENHANCE_YOUR_CALM) once a session holds more than its maxSessionMemory
-    // (10 MB by default, the runtime's). A guard: 24 held back still leave room for another.
+    // (TUNNEL_HTTP2.maxSessionMemoryMb at every end; the runtime's was nghttp2's 10 MB, which this
+    // test overran on a loaded machine). A guard: 24 held back still leave room for another.
     const held = 24;
     const firehoses = await Promise.all(Array.from({ length: held }, () => target(startFirehoseServer({ host: '127.0.0.1' }, 64 * 1024 * 1024))));
     const stalled = await Promise.all(firehoses.map((firehose) => streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: firehose.port })));

@@ -20,3 +20,4 @@ export * from './files';
 export * from './deployments';
 export * from './quinn';
 export * from './fleet-events';
+export * from './http2-write-ahead';

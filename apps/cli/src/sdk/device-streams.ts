@@ -4,6 +4,7 @@ import { ErrorAnswer, errorFromAnswer, ServerUnreachableError } from '@svc/commo
 import { serverTlsOptions, ServerTrust, untrustedServerReason } from '@svc/common/tls-trust';
 import { encodeStreamArgs, TUNNEL_HEADERS, TUNNEL_HTTP2 } from '@svc/common/tunnel';
 import type { ForwardTarget } from '@svc/common';
+import { WriteAheadSocket } from '@svc/common/http2-write-ahead';
 import { StreamArgs, StreamRouteName, subRoutePath } from '@svc/common/operations';
 import { parseJsonOr, plainGet } from './plain-get';
 
@@ -13,7 +14,6 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /** Ping interval; a ping unanswered for two of them means the path is dead: the next stream reconnects. */
 const KEEPALIVE_MS = 15_000;
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
-const MAX_SESSION_MEMORY_MB = 64;
 
 export interface DeviceStreamsOptions {
   /** The server's host and UNIFIED_PORT (GET /auth/config `tunnel.port`). */
@@ -148,9 +148,10 @@ export class DeviceStreams {
     const { host, port, trust } = this.options;
     const socket = await connectTls(host, port, trust);
     const session = http2Connect(`https://${host.includes(':') ? `[${host}]` : host}:${port}`, {
-      createConnection: () => socket,
+      // The server is Node's HTTP/2 too: this end reads on while it writes (WriteAheadSocket).
+      createConnection: () => new WriteAheadSocket(socket),
       settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, enablePush: false },
-      maxSessionMemory: MAX_SESSION_MEMORY_MB,
+      maxSessionMemory: TUNNEL_HTTP2.maxSessionMemoryMb,
     });
     session.on('error', () => undefined); // streams report their own failures
     session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));

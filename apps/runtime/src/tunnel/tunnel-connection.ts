@@ -13,6 +13,7 @@ import {
   TUNNEL_PROTOCOL_VERSION,
   TUNNEL_QUIC_STREAMS,
   tunnelPath,
+  WriteAheadSocket,
 } from '@svc/common';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import { SHUTDOWN_GRACE_MS, type OperationRegistry } from '../supervisor/operation-registry';
@@ -108,6 +109,7 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
 
   const server = http2.createServer({
     settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams },
+    maxSessionMemory: TUNNEL_HTTP2.maxSessionMemoryMb,
   });
   let session: http2.ServerHttp2Session | undefined;
   server.on('session', (s: http2.ServerHttp2Session) => {
@@ -121,7 +123,8 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
     if (headers[':path'] !== DEPLOYMENT_CHANNEL_PATH) operationStreams.track(stream);
     options.router.handle(stream, headers);
   });
-  server.emit('connection', socket);
+  // Both ends of the tunnel are Node's HTTP/2: this end reads on while it writes (WriteAheadSocket).
+  server.emit('connection', new WriteAheadSocket(socket));
 
   let settle!: (reason: string) => void;
   const closed = new Promise<string>((resolve) => (settle = resolve));

@@ -9,8 +9,6 @@ import type { ClientStreamAcceptor } from '../relay/tunnel-ports';
 
 /** ALPN of client connections on UNIFIED_PORT: plain HTTP/2, so any HTTP/2 client can speak it. */
 export const CLIENT_STREAMS_ALPN = 'h2';
-/** Every stream of a session may buffer up to its window; nghttp2's default 10 MB cap is below that. */
-const MAX_SESSION_MEMORY_MB = 64;
 
 /**
  * The client side of UNIFIED_PORT: a TLS connection that negotiated ALPN `h2` (a CLI or MCP
@@ -27,7 +25,7 @@ export class ClientStreamGateway implements ClientStreamAcceptor {
   constructor(router: ClientStreamRouter, @Inject(SERVER_CONFIG) config: ServerConfig) {
     this.server = createServer({
       settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, maxConcurrentStreams: TUNNEL_HTTP2.maxConcurrentStreams, enablePush: false },
-      maxSessionMemory: MAX_SESSION_MEMORY_MB,
+      maxSessionMemory: TUNNEL_HTTP2.maxSessionMemoryMb,
     });
     this.server.on('session', (session: ServerHttp2Session) => {
       session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));

@@ -21,8 +21,6 @@ import { H2TunnelSession } from './tcp/h2-tunnel-session';
 
 /** A refused runtime gets this long to read the refusal before the connection is destroyed. */
 const REFUSAL_LINGER_MS = 2000;
-/** HTTP/2 buffers up to both windows per session; nghttp2's default 10 MB cap is below that. */
-const MAX_SESSION_MEMORY_MB = 64;
 
 const logger = new Logger('TunnelAdmission');
 
@@ -113,7 +111,7 @@ function startHttp2(socket: Duplex): ClientHttp2Session {
   const session = h2connect('http://device', {
     createConnection: () => socket,
     settings: { initialWindowSize: TUNNEL_HTTP2.initialWindowSize, maxFrameSize: TUNNEL_HTTP2.maxFrameSize, enablePush: false },
-    maxSessionMemory: MAX_SESSION_MEMORY_MB,
+    maxSessionMemory: TUNNEL_HTTP2.maxSessionMemoryMb,
   });
   session.on('connect', () => session.setLocalWindowSize(TUNNEL_HTTP2.sessionWindowSize));
   return session;

@@ -36,6 +36,13 @@ export const TUNNEL_HTTP2 = {
   maxConcurrentStreams: 1000,
   /** Largest DATA frame a side accepts: bulk transfers cost per frame, 16 KiB (the default) is ~4x slower. */
   maxFrameSize: 256 * 1024,
+  /**
+   * Node's cap on what one session holds (MB; nghttp2's default is 10), for every end of these
+   * sessions alike: the runtime's, the server's and the CLI's. Streams held back by slow readers
+   * each keep up to a relay buffer queued; past the cap a session refuses new streams with
+   * ENHANCE_YOUR_CALM, so a runtime on the default refused operations while 24 forwards were held.
+   */
+  maxSessionMemoryMb: 64,
 } as const;
 
 /** Request headers of a tunnel stream (lower-case, as HTTP/2 requires). */
