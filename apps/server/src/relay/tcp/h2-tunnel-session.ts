@@ -2,8 +2,10 @@ import { ClientHttp2Session, ClientHttp2Stream, constants as h2 } from 'node:htt
 import { Logger } from '@nestjs/common';
 import {
   DeviceOfflineError,
+  DomainError,
   encodeStreamArgs,
   HelloRequest,
+  RateLimitedError,
   resetStream,
   TUNNEL_HEADERS,
   TUNNEL_LIMITS,
@@ -15,6 +17,11 @@ import { deviceRefusal } from '../device-error';
 /** A refusal body larger than this is cut: it only carries `{code, message}`. */
 /** After a GOAWAY, the runtime gets this long to read it and hang up before the connection is cut. */
 const GOAWAY_GRACE_MS = 1000;
+/**
+ * RST_STREAM codes with which the runtime's HTTP/2 session refuses a new stream while the tunnel
+ * stays up: past its concurrent streams (REFUSED_STREAM), or over its session memory (ENHANCE_YOUR_CALM).
+ */
+const REFUSED_NEW_STREAM: ReadonlySet<number> = new Set([h2.NGHTTP2_REFUSED_STREAM, h2.NGHTTP2_ENHANCE_YOUR_CALM]);
 
 /**
  * A tunnel over reverse HTTP/2: the server is the HTTP/2 client on the socket the runtime dialed,
@@ -77,7 +84,7 @@ export class H2TunnelSession implements TunnelSession {
       stream.once('trailers', (fields: StreamFields) => resolve(fields));
       stream.once('close', () => resolve({}));
     });
-    const headers = await responseHeaders(stream);
+    const headers = await responseHeaders(stream, () => this.unanswered(stream));
     const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
     if (status !== 200) throw await deviceRefusal(stream, status, (readToEnd) => (readToEnd ? stream.end() : resetStream(stream)));
     return {
@@ -118,6 +125,16 @@ export class H2TunnelSession implements TunnelSession {
   onClosed(listener: (reason: string) => void): void {
     if (this.closedReason !== null) listener(this.closedReason);
     else this.closeListeners.push(listener);
+  }
+
+  /**
+   * Why a stream ended before the device's headers: refused by a tunnel that is still up (too
+   * many operations in flight on it, RATE_LIMITED), else the device is gone (DEVICE_OFFLINE). A
+   * GOAWAY or a lost connection closes the streams with its own code, so only a live session counts.
+   */
+  private unanswered(stream: ClientHttp2Stream): DomainError {
+    const refused = REFUSED_NEW_STREAM.has(stream.rstCode ?? h2.NGHTTP2_NO_ERROR) && this.closedReason === null && !this.session.destroyed;
+    return refused ? new RateLimitedError(`Device ${this.deviceId} refused a new operation: too many in flight on its tunnel; try again shortly`) : new DeviceOfflineError();
   }
 
   private beat(beatMs: number): void {
@@ -176,7 +193,8 @@ export class H2TunnelSession implements TunnelSession {
   }
 }
 
-function responseHeaders(stream: ClientHttp2Stream): Promise<StreamFields> {
+/** The device's response headers; a stream that errs or closes first rejects with `unanswered()` (its reset code is set by then). */
+function responseHeaders(stream: ClientHttp2Stream, unanswered: () => DomainError): Promise<StreamFields> {
   return new Promise((resolve, reject) => {
     const onResponse = (headers: StreamFields) => {
       stream.off('error', onError);
@@ -186,7 +204,7 @@ function responseHeaders(stream: ClientHttp2Stream): Promise<StreamFields> {
     const onError = () => {
       stream.off('response', onResponse);
       stream.off('close', onClose);
-      reject(new DeviceOfflineError());
+      reject(unanswered());
     };
     const onClose = () => onError();
     stream.once('response', onResponse);

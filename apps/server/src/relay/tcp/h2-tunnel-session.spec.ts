@@ -1,0 +1,86 @@
+import { AddressInfo } from 'node:net';
+import { connect, constants, createServer, Http2Server, ServerHttp2Stream } from 'node:http2';
+import { H2TunnelSession } from './h2-tunnel-session';
+
+/**
+ * A real H2TunnelSession over a real HTTP/2 connection to a tiny server standing in for the
+ * runtime, which ends each new stream as `answer` says, before any response headers.
+ */
+async function tunnelTo(answer: (stream: ServerHttp2Stream) => void) {
+  const device: Http2Server = createServer();
+  device.on('stream', (stream) => {
+    stream.on('error', () => undefined); // its own reset
+    answer(stream);
+  });
+  await new Promise<void>((resolve) => device.listen(0, '127.0.0.1', resolve));
+  const session = connect(`http://127.0.0.1:${(device.address() as AddressInfo).port}`);
+  session.on('error', () => undefined); // a device's GOAWAY with an error code; the tunnel session reads it
+  await new Promise((resolve) => session.once('remoteSettings', resolve));
+  const tunnel = new H2TunnelSession('dev-1', { version: 'test', boot_id: 'b' }, '127.0.0.1', session, 60);
+  const open = () => tunnel.openStream({ op: 'exec', args: { command: ['true'] }, requestId: 'r1', actor: 'a@b.test' });
+  const stop = async () => {
+    await tunnel.close('test over');
+    await new Promise((resolve) => device.close(resolve));
+  };
+  return { tunnel, open, stop };
+}
+
+describe('H2TunnelSession: a stream that ends before the device answers', () => {
+  it.each([
+    ['ENHANCE_YOUR_CALM (its session memory is full)', constants.NGHTTP2_ENHANCE_YOUR_CALM],
+    ['REFUSED_STREAM (past its concurrent streams)', constants.NGHTTP2_REFUSED_STREAM],
+  ])('is RATE_LIMITED (429) when the device refuses it with %s while the tunnel stays up', async (_name, code) => {
+    const { open, stop } = await tunnelTo((stream) => stream.close(code));
+    try {
+      await expect(open()).rejects.toMatchObject({
+        code: 'RATE_LIMITED',
+        status: 429,
+        message: 'Device dev-1 refused a new operation: too many in flight on its tunnel; try again shortly',
+      });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('opens the next stream after a refusal: the tunnel stayed up', async () => {
+    let refuseNext = true;
+    const { open, stop } = await tunnelTo((stream) => {
+      if (refuseNext) {
+        refuseNext = false;
+        stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      } else {
+        stream.respond({ ':status': 200 });
+        stream.end();
+      }
+    });
+    try {
+      await expect(open()).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      const opened = await open();
+      expect(opened.headers[':status']).toBe(200);
+      opened.abort();
+    } finally {
+      await stop();
+    }
+  });
+
+  it.each([
+    ['CANCEL', constants.NGHTTP2_CANCEL],
+    ['INTERNAL_ERROR', constants.NGHTTP2_INTERNAL_ERROR],
+  ])('is DEVICE_OFFLINE (503) when the device resets it with %s', async (_name, code) => {
+    const { open, stop } = await tunnelTo((stream) => stream.close(code));
+    try {
+      await expect(open()).rejects.toMatchObject({ code: 'DEVICE_OFFLINE', status: 503, message: 'Device is offline' });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('is DEVICE_OFFLINE when the device ends the whole session with GOAWAY(ENHANCE_YOUR_CALM): its streams carry that code too', async () => {
+    const { open, stop } = await tunnelTo((stream) => stream.session?.goaway(constants.NGHTTP2_ENHANCE_YOUR_CALM, 0));
+    try {
+      await expect(open()).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
+    } finally {
+      await stop();
+    }
+  });
+});
