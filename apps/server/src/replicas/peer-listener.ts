@@ -1,7 +1,7 @@
 import { createServer as createH2Server, Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream, constants as h2 } from 'node:http2';
 import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { decodeStreamArgs, DeviceOfflineError, DomainError, resetStream, TUNNEL_HEADERS, tunnelOpFromPath } from '@svc/common';
+import { decodeStreamArgs, DeviceOfflineError, DomainError, RateLimitedError, resetStream, TUNNEL_HEADERS, tunnelOpFromPath } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import type { StreamFields, TunnelStream } from '../relay/tunnel-carrier';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
@@ -95,11 +95,14 @@ export class PeerListener implements OnApplicationBootstrap, OnApplicationShutdo
   }
 }
 
-/** The holder's own refusal (DEVICE_OFFLINE: it no longer holds the device), or the device's, as `{code, message}`. */
+/**
+ * The holder's own refusal (DEVICE_OFFLINE: it no longer holds the device; RATE_LIMITED: the
+ * device's tunnel refused a new stream), or the device's, as `{code, message}`.
+ */
 function refuse(stream: ServerHttp2Stream, status: number, error: DomainError): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return;
-  const offline = error instanceof DeviceOfflineError;
-  stream.respond({ [h2.HTTP2_HEADER_STATUS]: offline ? 503 : status, 'content-type': 'application/json', ...(offline ? { [PEER_HEADERS.refusal]: error.code } : {}) });
+  const own = error instanceof DeviceOfflineError || error instanceof RateLimitedError;
+  stream.respond({ [h2.HTTP2_HEADER_STATUS]: own ? error.status : status, 'content-type': 'application/json', ...(own ? { [PEER_HEADERS.refusal]: error.code } : {}) });
   stream.end(JSON.stringify({ code: error.code, message: error.message }));
 }
 

@@ -6,7 +6,7 @@ export const PEER_HEADERS = {
   device: 'svc-peer-device',
   /** "1": the request body ends with trailers (StreamRequest.trailers). */
   trailers: 'svc-peer-trailers',
-  /** On a refusal by the holder itself (not the device): the error code, e.g. DEVICE_OFFLINE. */
+  /** On a refusal by the holder itself (not the device): its error code, DEVICE_OFFLINE or RATE_LIMITED. */
   refusal: 'svc-peer-refusal',
 } as const;
 

@@ -1,5 +1,5 @@
 import { ClientHttp2Stream, constants as h2 } from 'node:http2';
-import { DeviceOfflineError, encodeStreamArgs, resetStream, TUNNEL_HEADERS, tunnelPath } from '@svc/common';
+import { DeviceOfflineError, encodeStreamArgs, RateLimitedError, resetStream, TUNNEL_HEADERS, tunnelPath } from '@svc/common';
 import { deviceRefusal } from '../relay/device-error';
 import type { StreamFields, StreamRequest, TunnelSession, TunnelStream } from '../relay/tunnel-carrier';
 import type { TunnelLink } from '../relay/tunnel-directory';
@@ -75,11 +75,16 @@ export class PeerTunnelSession implements TunnelSession {
       this.connections.drop(this.remoteAddress);
     });
     const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
-    if (headers[PEER_HEADERS.refusal] === 'DEVICE_OFFLINE') {
+    const holderRefusal = headers[PEER_HEADERS.refusal];
+    if (holderRefusal === 'DEVICE_OFFLINE') {
       resetStream(stream);
       throw new DeviceOfflineError();
     }
-    if (status !== 200) throw await deviceRefusal(stream, status, (readToEnd) => (readToEnd ? stream.end() : resetStream(stream)));
+    if (status !== 200) {
+      const refusal = await deviceRefusal(stream, status, (readToEnd) => (readToEnd ? stream.end() : resetStream(stream)));
+      // The holder's tunnel refused a new stream: its own word, which a device's refusal cannot claim.
+      throw holderRefusal === 'RATE_LIMITED' ? new RateLimitedError(refusal.message) : refusal;
+    }
     return {
       body: stream,
       headers: deviceFields(headers),

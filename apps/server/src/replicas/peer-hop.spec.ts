@@ -1,0 +1,68 @@
+import { AddressInfo } from 'node:net';
+import { connect, constants, createServer } from 'node:http2';
+import type { ServerConfig } from '../config/server-config';
+import { ServerMetrics } from '../common/server-metrics';
+import { H2TunnelSession } from '../relay/tcp/h2-tunnel-session';
+import type { TunnelRegistry } from '../relay/tunnel-registry.service';
+import { PeerConnections } from './peer-connections';
+import { peerKey } from './peer-key';
+import { PeerListener } from './peer-listener';
+import { PeerTunnelSession } from './peer-tunnel-session';
+
+const SECRET = Buffer.from('peer-hop-spec-secret');
+
+/**
+ * The hop between replicas, for real: a PeerTunnelSession on the replica the user called, the
+ * holder's PeerListener, and the holder's H2TunnelSession to a tiny HTTP/2 server standing in for
+ * the runtime, which ends each new stream with `code` before any headers.
+ */
+async function hopTo(code: number) {
+  const device = createServer();
+  device.on('stream', (stream) => {
+    stream.on('error', () => undefined); // its own reset
+    stream.close(code);
+  });
+  await new Promise<void>((resolve) => device.listen(0, '127.0.0.1', resolve));
+  const deviceSession = connect(`http://127.0.0.1:${(device.address() as AddressInfo).port}`);
+  await new Promise((resolve) => deviceSession.once('remoteSettings', resolve));
+  const tunnel = new H2TunnelSession('dev-1', { version: 'test', boot_id: 'b' }, '127.0.0.1', deviceSession, 60);
+  const registry = { requireForPeer: () => tunnel } as unknown as TunnelRegistry;
+  const config = { serverSecret: SECRET, listenHost: '127.0.0.1', replicas: { peerPort: 0 } } as unknown as ServerConfig;
+  const listener = new PeerListener(config, registry);
+  await listener.onApplicationBootstrap();
+  const connections = new PeerConnections(peerKey(SECRET));
+  const hop = new PeerTunnelSession('dev-1', 'tcp', `127.0.0.1:${listener.port}`, connections, new ServerMetrics());
+  const open = () => hop.openStream({ op: 'exec', args: { command: ['true'] }, requestId: 'r1', actor: 'a@b.test' });
+  const stop = async () => {
+    // The listener's graceful close first: the refused stream finishes closing before the hop's connection is cut.
+    await listener.onApplicationShutdown();
+    connections.close();
+    await tunnel.close('test over');
+    await new Promise((resolve) => device.close(resolve));
+  };
+  return { open, stop };
+}
+
+describe('peer hop: a stream the device refuses on the holder', () => {
+  it("stays RATE_LIMITED (429) with the holder's message when the device's tunnel refuses it (ENHANCE_YOUR_CALM)", async () => {
+    const { open, stop } = await hopTo(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    try {
+      await expect(open()).rejects.toMatchObject({
+        code: 'RATE_LIMITED',
+        status: 429,
+        message: 'Device dev-1 refused a new operation: too many in flight on its tunnel; try again shortly',
+      });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('stays DEVICE_OFFLINE (503) when the device resets it with INTERNAL_ERROR', async () => {
+    const { open, stop } = await hopTo(constants.NGHTTP2_INTERNAL_ERROR);
+    try {
+      await expect(open()).rejects.toMatchObject({ code: 'DEVICE_OFFLINE', status: 503 });
+    } finally {
+      await stop();
+    }
+  });
+});
