@@ -33,8 +33,10 @@ async function hopTo(code: number) {
   const connections = new PeerConnections(peerKey(SECRET));
   const hop = new PeerTunnelSession('dev-1', 'tcp', `127.0.0.1:${listener.port}`, connections, new ServerMetrics());
   const open = () => hop.openStream({ op: 'exec', args: { command: ['true'] }, requestId: 'r1', actor: 'a@b.test' });
-  const stop = async () => {
-    // The listener's graceful close first: the refused stream finishes closing before the hop's connection is cut.
+  const stop = async (cutFirst = false) => {
+    // The listener's graceful close first, unless `cutFirst`: then this replica's connection is
+    // destroyed (with an error) while the refused stream is still closing.
+    if (cutFirst) connections.close();
     await listener.onApplicationShutdown();
     connections.close();
     await tunnel.close('test over');
@@ -64,5 +66,20 @@ describe('peer hop: a stream the device refuses on the holder', () => {
     } finally {
       await stop();
     }
+  });
+
+  it('lets this replica shut down at once after a refusal: the refused stream\'s late error is handled', async () => {
+    const { open, stop } = await hopTo(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    await expect(open()).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const uncaught: Error[] = [];
+    const onUncaught = (err: Error) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await stop(true);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
   });
 });

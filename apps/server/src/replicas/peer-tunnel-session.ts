@@ -76,6 +76,9 @@ export class PeerTunnelSession implements TunnelSession {
     });
     const status = Number(headers[h2.HTTP2_HEADER_STATUS]);
     const holderRefusal = headers[PEER_HEADERS.refusal];
+    // A refused stream has no reader any more: an error it emits later (PeerConnections.close()
+    // destroys the connection with one at shutdown) must not go unhandled and end the process.
+    if (holderRefusal !== undefined || status !== 200) stream.on('error', () => undefined);
     if (holderRefusal === 'DEVICE_OFFLINE') {
       resetStream(stream);
       throw new DeviceOfflineError();
