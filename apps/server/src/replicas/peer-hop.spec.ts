@@ -1,8 +1,7 @@
-import { AddressInfo } from 'node:net';
-import { connect, constants, createServer } from 'node:http2';
+import { constants } from 'node:http2';
 import type { ServerConfig } from '../config/server-config';
 import { ServerMetrics } from '../common/server-metrics';
-import { H2TunnelSession } from '../relay/tcp/h2-tunnel-session';
+import { REFUSED_MESSAGE, tunnelToStandIn } from '../relay/tcp/stand-in-device.spec-helper';
 import type { TunnelRegistry } from '../relay/tunnel-registry.service';
 import { PeerConnections } from './peer-connections';
 import { peerKey } from './peer-key';
@@ -17,15 +16,7 @@ const SECRET = Buffer.from('peer-hop-spec-secret');
  * the runtime, which ends each new stream with `code` before any headers.
  */
 async function hopTo(code: number) {
-  const device = createServer();
-  device.on('stream', (stream) => {
-    stream.on('error', () => undefined); // its own reset
-    stream.close(code);
-  });
-  await new Promise<void>((resolve) => device.listen(0, '127.0.0.1', resolve));
-  const deviceSession = connect(`http://127.0.0.1:${(device.address() as AddressInfo).port}`);
-  await new Promise((resolve) => deviceSession.once('remoteSettings', resolve));
-  const tunnel = new H2TunnelSession('dev-1', { version: 'test', boot_id: 'b' }, '127.0.0.1', deviceSession, 60);
+  const { tunnel, stop: stopTunnel } = await tunnelToStandIn((stream) => stream.close(code));
   const registry = { requireForPeer: () => tunnel } as unknown as TunnelRegistry;
   const config = { serverSecret: SECRET, listenHost: '127.0.0.1', replicas: { peerPort: 0 } } as unknown as ServerConfig;
   const listener = new PeerListener(config, registry);
@@ -39,8 +30,7 @@ async function hopTo(code: number) {
     if (cutFirst) connections.close();
     await listener.onApplicationShutdown();
     connections.close();
-    await tunnel.close('test over');
-    await new Promise((resolve) => device.close(resolve));
+    await stopTunnel();
   };
   return { open, stop };
 }
@@ -49,11 +39,7 @@ describe('peer hop: a stream the device refuses on the holder', () => {
   it("stays RATE_LIMITED (429) with the holder's message when the device's tunnel refuses it (ENHANCE_YOUR_CALM)", async () => {
     const { open, stop } = await hopTo(constants.NGHTTP2_ENHANCE_YOUR_CALM);
     try {
-      await expect(open()).rejects.toMatchObject({
-        code: 'RATE_LIMITED',
-        status: 429,
-        message: 'Device dev-1 refused a new operation: too many in flight on its tunnel; try again shortly',
-      });
+      await expect(open()).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429, message: REFUSED_MESSAGE });
     } finally {
       await stop();
     }

@@ -1,28 +1,10 @@
-import { AddressInfo } from 'node:net';
-import { connect, constants, createServer, Http2Server, ServerHttp2Stream } from 'node:http2';
-import { H2TunnelSession } from './h2-tunnel-session';
+import { constants, ServerHttp2Stream } from 'node:http2';
+import { REFUSED_MESSAGE, tunnelToStandIn } from './stand-in-device.spec-helper';
 
-/**
- * A real H2TunnelSession over a real HTTP/2 connection to a tiny server standing in for the
- * runtime, which ends each new stream as `answer` says, before any response headers.
- */
 async function tunnelTo(answer: (stream: ServerHttp2Stream) => void) {
-  const device: Http2Server = createServer();
-  device.on('stream', (stream) => {
-    stream.on('error', () => undefined); // its own reset
-    answer(stream);
-  });
-  await new Promise<void>((resolve) => device.listen(0, '127.0.0.1', resolve));
-  const session = connect(`http://127.0.0.1:${(device.address() as AddressInfo).port}`);
-  session.on('error', () => undefined); // a device's GOAWAY with an error code; the tunnel session reads it
-  await new Promise((resolve) => session.once('remoteSettings', resolve));
-  const tunnel = new H2TunnelSession('dev-1', { version: 'test', boot_id: 'b' }, '127.0.0.1', session, 60);
+  const { tunnel, stop } = await tunnelToStandIn(answer);
   const open = () => tunnel.openStream({ op: 'exec', args: { command: ['true'] }, requestId: 'r1', actor: 'a@b.test' });
-  const stop = async () => {
-    await tunnel.close('test over');
-    await new Promise((resolve) => device.close(resolve));
-  };
-  return { tunnel, open, stop };
+  return { open, stop };
 }
 
 describe('H2TunnelSession: a stream that ends before the device answers', () => {
@@ -32,11 +14,7 @@ describe('H2TunnelSession: a stream that ends before the device answers', () => 
   ])('is RATE_LIMITED (429) when the device refuses it with %s while the tunnel stays up', async (_name, code) => {
     const { open, stop } = await tunnelTo((stream) => stream.close(code));
     try {
-      await expect(open()).rejects.toMatchObject({
-        code: 'RATE_LIMITED',
-        status: 429,
-        message: 'Device dev-1 refused a new operation: too many in flight on its tunnel; try again shortly',
-      });
+      await expect(open()).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429, message: REFUSED_MESSAGE });
     } finally {
       await stop();
     }
