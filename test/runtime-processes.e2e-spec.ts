@@ -75,5 +75,6 @@ describe('runtime process hygiene (real process)', () => {
     // what must not exist is a live one.
     expect(strays.filter((p) => p.state !== 'Z')).toEqual([]);
     expect(runtime.child.exitCode).toBeNull();
-  });
+    // Bounds a hang only: the execs take ~20 s on an idle 2-core machine, over a minute loaded.
+  }, 300_000);
 });
