@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useFleet } from './fixtures/fleet';
 import { CliHome, cliHome, spawnSvc, svc, svcJson } from './fixtures/svc-cli';
-import { TEST_CARRIER } from './fixtures/runtime-process';
+import { defaultCarrier } from './fixtures/runtime-process';
 import { eventually } from './fixtures/eventually';
 
 const ALICE = 'alice@cli-cmd.test';
@@ -56,7 +56,7 @@ describe('svc devices / access / orgs / runtime (real binary, real runtime)', ()
   }
 
   it('registers with `svc runtime run`, shows the fingerprint in the pending list, and goes online once approved', async () => {
-    runtime = spawnSvc(deviceHome, ['runtime', 'run', '--owner', `user:${ALICE}`, '--device-id', DEVICE, '--poll-interval', '1s', '--transport', TEST_CARRIER]);
+    runtime = spawnSvc(deviceHome, ['runtime', 'run', '--owner', `user:${ALICE}`, '--device-id', DEVICE, '--poll-interval', '1s', '--transport', defaultCarrier()]);
     runtime.stdout!.setEncoding('utf8').on('data', (chunk: string) => (runtimeOutput += chunk));
     runtime.stderr!.setEncoding('utf8').on('data', (chunk: string) => (runtimeOutput += chunk));
     const [, fingerprint] = await waitForOutput(/Key fingerprint: (\S+)/);

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { DeviceFiles } from '../apps/cli/src/sdk/device-files';
 import type { Caller } from './fixtures/api-client';
 import { useFleet } from './fixtures/fleet';
-import { RuntimeProcess, TEST_CARRIER } from './fixtures/runtime-process';
+import { defaultCarrier, RuntimeProcess } from './fixtures/runtime-process';
 import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@files.test';
@@ -60,7 +60,7 @@ describe('device files (real runtime)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const fleet = useFleet({
-    carrier: (process.env.FILES_TRANSPORT as 'tcp' | 'quic' | undefined) ?? TEST_CARRIER,
+    carrier: (process.env.FILES_TRANSPORT as 'tcp' | 'quic' | undefined) ?? defaultCarrier(),
     users: { alice: ALICE },
     devices: { 'fs-1': { owner: 'alice', shares: { 'viewer@files.test': 'viewer' }, runtime: true }, 'fs-off': { owner: 'alice' } },
   });
