@@ -57,10 +57,17 @@ module.exports = {
     },
     {
       name: 'web-takes-browser-safe-common',
-      comment: 'The dashboard (a browser bundle) imports from libs/common only its browser-safe entry point, @svc/common/runspec.',
+      comment: 'The dashboard (a browser bundle) imports from libs/common only its browser-safe entry points: @svc/common/runspec and @svc/common/bridge-protocol.',
       severity: 'error',
       from: { path: '^apps/web/src/' },
-      to: { path: '^libs/common/src/', pathNot: '^libs/common/src/runspec/index[.]ts$' },
+      to: { path: '^libs/common/src/', pathNot: '^libs/common/src/(runspec/index|bridge-protocol)[.]ts$' },
+    },
+    {
+      name: 'bridge-protocol-stays-browser-safe',
+      comment: 'libs/common/src/bridge-protocol.ts goes into the dashboard: of libs/common it imports only errors.ts, which is free of node builtins.',
+      severity: 'error',
+      from: { path: '^libs/common/src/bridge-protocol[.]ts$' },
+      to: { pathNot: '^libs/common/src/errors[.]ts$' },
     },
     {
       name: 'runspec-stays-browser-safe',

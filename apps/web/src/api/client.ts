@@ -18,6 +18,11 @@ export type TokenSource = () => string | null;
 export class ApiClient {
   constructor(private readonly token: TokenSource) {}
 
+  /** The caller's access token for a channel that is not fetch (the terminal's WebSocket subprotocol), or null when signed out. */
+  accessToken(): string | null {
+    return this.token();
+  }
+
   get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') search.set(key, String(value));
