@@ -1,5 +1,6 @@
 import { bridgeProtocols } from '@svc/common/bridge-protocol';
-import { ApiError, type ApiClient } from '../api/client';
+import { UnauthenticatedError } from '@svc/common/errors';
+import type { ApiClient } from '../api/client';
 import { decodeFrame, encodeFrame, ErrorBody, ExitBody, frameJson, FrameType } from './frames';
 
 export interface ShellEvents {
@@ -29,7 +30,7 @@ export class ShellSocket {
   static async open(api: ApiClient, device: string, size: { cols: number; rows: number }, events: ShellEvents): Promise<ShellSocket> {
     const { url } = await api.post<IssuedTicket>('/api/tickets', { device, operation: 'device_shell', cols: size.cols, rows: size.rows });
     const token = api.accessToken();
-    if (!token) throw new ApiError('Signed out: sign in again to open a terminal', 401, 'UNAUTHENTICATED', undefined);
+    if (!token) throw new UnauthenticatedError('Signed out: sign in again to open a terminal');
     const ws = new WebSocket(url, bridgeProtocols(token));
     ws.binaryType = 'arraybuffer';
     let exited = false;
