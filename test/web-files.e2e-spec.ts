@@ -6,34 +6,17 @@
  * the page's heap staying far below its size. No console error.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Download, Page } from 'playwright-core';
 import { signInThroughProvider, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
+import { sha256OfFile, writeDeterministicFile } from './fixtures/large-files';
 
 const ALICE = 'alice@web-files.test';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const MIB = 1024 * 1024;
-
-async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-/** `bytes` random bytes written to `path` a MiB at a time; their SHA-256. */
-function writeRandomFile(path: string, bytes: number): string {
-  const hash = createHash('sha256');
-  writeFileSync(path, '');
-  for (let done = 0; done < bytes; done += MIB) {
-    const chunk = randomBytes(Math.min(MIB, bytes - done));
-    hash.update(chunk);
-    writeFileSync(path, chunk, { flag: 'a' });
-  }
-  return hash.digest('hex');
-}
 
 describe('web dashboard files', () => {
   const web = useBrowserFleet({ users: { alice: ALICE }, devices: { 'dev-1': { owner: 'alice', hostname: 'files-pi', runtime: true } } });
@@ -128,7 +111,7 @@ describe('web dashboard files', () => {
     const scratch = mkdtempSync(join(tmpdir(), 'svc-web-big-'));
     try {
       const source = join(scratch, 'big.bin');
-      const expected = writeRandomFile(source, size);
+      const expected = await writeDeterministicFile(source, size);
       // What the page holds: its JavaScript heap and the ArrayBuffers it keeps (an arrayBuffer() of
       // the file is the latter), after a full GC, so that chunks already hashed and dropped do not count.
       const cdp = await page.context().newCDPSession(page);
