@@ -4,14 +4,14 @@
  * checks the device side directly). Real tokens, real streaming, no mocks.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, chmodSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { execFileSync } from 'node:child_process';
 import { DeviceFiles } from '../apps/cli/src/sdk/device-files';
 import type { Caller } from './fixtures/api-client';
+import { sha256OfFile, writeDeterministicFile } from './fixtures/large-files';
 import { useFleet } from './fixtures/fleet';
 import { defaultCarrier, RuntimeProcess } from './fixtures/runtime-process';
 import type { TestServer } from './fixtures/test-server';
@@ -19,29 +19,6 @@ import type { TestServer } from './fixtures/test-server';
 const ALICE = 'alice@files.test';
 const BIG_BYTES = Number(process.env.FILES_BIG_MIB ?? 101) * 1024 * 1024;
 const MTIME = new Date('2024-03-04T05:06:07.000Z');
-
-/** Writes `bytes` of reproducible data (a pseudo-random MiB, each copy stamped with its index) and answers its SHA-256. */
-async function writeDeterministicFile(path: string, bytes: number): Promise<string> {
-  const block = Buffer.alloc(1024 * 1024);
-  for (let i = 0; i < block.length; i += 32) createHash('sha256').update(`block ${i}`).digest().copy(block, i);
-  const hash = createHash('sha256');
-  async function* chunks() {
-    for (let offset = 0, index = 0; offset < bytes; offset += block.length, index += 1) {
-      const chunk = Buffer.from(block.subarray(0, Math.min(block.length, bytes - offset)));
-      chunk.writeUInt32BE(index, 0);
-      hash.update(chunk);
-      yield chunk;
-    }
-  }
-  await pipeline(chunks(), createWriteStream(path));
-  return hash.digest('hex');
-}
-
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 function tempFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.includes('.svc-'));
@@ -97,13 +74,13 @@ describe('device files (real runtime)', () => {
 
     await expect(files.cp(original, `fs-1:${device}`)).resolves.toEqual({ status: 'copied' });
     const onDevice = join(device, 'big.bin');
-    expect(await sha256Of(onDevice)).toBe(sha256);
+    expect(await sha256OfFile(onDevice)).toBe(sha256);
     expect(statSync(onDevice).mode & 0o777).toBe(0o640);
     expect(statSync(onDevice).mtimeMs).toBe(MTIME.getTime());
 
     const back = join(local, 'back/big.bin');
     await expect(files.cp(`fs-1:${onDevice}`, back)).resolves.toEqual({ status: 'copied' });
-    expect(await sha256Of(back)).toBe(sha256);
+    expect(await sha256OfFile(back)).toBe(sha256);
     expect(statSync(back).mode & 0o777).toBe(0o640);
     expect(statSync(back).mtimeMs).toBe(MTIME.getTime());
     expect([...tempFiles(device), ...tempFiles(join(local, 'back'))]).toEqual([]);

@@ -60,7 +60,7 @@ describe('terminal bridge across replicas', () => {
   }
 
   async function connect(on: 'a' | 'b', ticketValue: string): Promise<TerminalSocket> {
-    const socket = await openTerminalSocket(`${replicas[on].url.replace(/^http/, 'ws')}/api/ws?ticket=${ticketValue}`, PAGE);
+    const socket = await openTerminalSocket(`${replicas[on].url.replace(/^http/, 'ws')}/api/ws?ticket=${ticketValue}`, { origin: PAGE, token: alice.token });
     open.push(socket);
     return socket;
   }
@@ -80,6 +80,6 @@ describe('terminal bridge across replicas', () => {
     expect(run.text()).toBe('through the bus\n');
     await expect(run.closed).resolves.toEqual({ code: 1000, reason: 'exited' });
     const again = `${replicas.b.url.replace(/^http/, 'ws')}/api/ws?ticket=${value}`;
-    await expect(refusedUpgrade(again, PAGE)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+    await expect(refusedUpgrade(again, { origin: PAGE, token: alice.token })).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
   });
 });

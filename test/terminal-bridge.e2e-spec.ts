@@ -2,16 +2,18 @@
  * The browser's terminal end to end: POST /api/tickets (bearer token, Origin) → the WebSocket
  * bridge on REST_PORT (`/api/ws?ticket=…`, Node's `ws` client standing in for the browser) →
  * the same shell and exec streams the CLI uses → a real runtime process → a PTY or a command.
+ * The socket carries its presenter's access token as a subprotocol (never in the URL); a ticket
+ * opens only for the user it was issued to.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FrameType } from '@svc/common';
+import { BRIDGE_PROTOCOL, bridgeProtocols, FrameType } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { eventually } from './fixtures/eventually';
 import { useFleet } from './fixtures/fleet';
-import { openTerminalSocket, refusedUpgrade, requestTicket, TerminalSocket } from './fixtures/terminal-socket';
+import { openTerminalSocket, Presenter, refusedUpgrade, requestTicket, TerminalSocket } from './fixtures/terminal-socket';
 import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@term.test';
@@ -43,8 +45,11 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
     return res.body.url;
   }
 
-  async function connect(url: string, origin: string | null = server.url): Promise<TerminalSocket> {
-    const socket = await openTerminalSocket(url, origin);
+  /** Alice's page by default: her origin, her token. */
+  const asAlice = (changes: Partial<Presenter> = {}): Presenter => ({ origin: server.url, token: alice.token, ...changes });
+
+  async function connect(url: string, presenter: Presenter = asAlice()): Promise<TerminalSocket> {
+    const socket = await openTerminalSocket(url, presenter);
     open.push(socket);
     return socket;
   }
@@ -167,9 +172,9 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
 
     it('upgrades nothing without a ticket, or with an unknown one (401)', async () => {
       const base = `${server.url.replace(/^http/, 'ws')}/api/ws`;
-      await expect(refusedUpgrade(base, server.url)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
-      await expect(refusedUpgrade(`${base}?ticket=${'A'.repeat(43)}`, server.url)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
-      await expect(refusedUpgrade(`${server.url.replace(/^http/, 'ws')}/api/other`, server.url)).resolves.toMatchObject({ status: 404 });
+      await expect(refusedUpgrade(base, asAlice())).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+      await expect(refusedUpgrade(`${base}?ticket=${'A'.repeat(43)}`, asAlice())).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+      await expect(refusedUpgrade(`${server.url.replace(/^http/, 'ws')}/api/other`, asAlice())).resolves.toMatchObject({ status: 404 });
     });
 
     it('leaves other upgrade requests (curl\'s h2c) to the REST API', async () => {
@@ -189,22 +194,47 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
     it('refuses a ticket used before (single use)', async () => {
       const url = await shellTicket();
       await connect(url);
-      await expect(refusedUpgrade(url, server.url)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/already used or expired/) } });
+      await expect(refusedUpgrade(url, asAlice())).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/already used or expired/) } });
     });
 
     it('refuses an expired ticket', async () => {
       const url = await shellTicket();
       server.clock.advance(30_001);
-      await expect(refusedUpgrade(url, server.url)).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+      await expect(refusedUpgrade(url, asAlice())).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
     });
 
     it('makes a leaked ticket useless from another origin (403) and spends it there', async () => {
       const url = await shellTicket();
-      await expect(refusedUpgrade(url, ELSEWHERE)).resolves.toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+      await expect(refusedUpgrade(url, asAlice({ origin: ELSEWHERE }))).resolves.toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
       // Presented once, from the wrong page: the rightful page cannot use it either.
-      await expect(refusedUpgrade(url, server.url)).resolves.toMatchObject({ status: 401 });
+      await expect(refusedUpgrade(url, asAlice())).resolves.toMatchObject({ status: 401 });
       const other = await shellTicket();
-      await expect(refusedUpgrade(other, null)).resolves.toMatchObject({ status: 403, body: { code: 'FORBIDDEN', message: expect.stringMatching(/no Origin/) } });
+      await expect(refusedUpgrade(other, asAlice({ origin: null }))).resolves.toMatchObject({ status: 403, body: { code: 'FORBIDDEN', message: expect.stringMatching(/no Origin/) } });
+    });
+
+    it('refuses another user\'s ticket (403) and spends it: the leaked ticket dies there', async () => {
+      const url = await shellTicket();
+      const bob = fleet.user('bob').caller;
+      await expect(refusedUpgrade(url, asAlice({ token: bob.token }))).resolves.toMatchObject({ status: 403, body: { code: 'FORBIDDEN', message: expect.stringMatching(/issued to another user/) } });
+      await expect(refusedUpgrade(url, asAlice())).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/already used/) } });
+      // Alice's page asks for a new one, as its Reconnect does.
+      const term = await connect(await shellTicket());
+      type(term, 'exit 0');
+      await expect(term.exit).resolves.toMatchObject({ exit_code: 0 });
+    });
+
+    it('refuses a socket without a valid access token (401) and leaves the ticket unspent', async () => {
+      const url = await shellTicket();
+      await expect(refusedUpgrade(url, asAlice({ token: null }))).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/svc\.bearer\./) } });
+      await expect(refusedUpgrade(url, asAlice({ token: 'not-a-token' }))).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED', message: 'Invalid access token' } });
+      await expect(refusedUpgrade(url, asAlice({ protocols: ['svc.v1', 'svc.bearer.***'] }))).resolves.toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+      const bearer = bridgeProtocols(alice.token!)[1];
+      await expect(refusedUpgrade(url, asAlice({ protocols: [bearer] }))).resolves.toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', message: expect.stringMatching(/svc\.v1/) } });
+      // None of these looked the ticket up: its owner opens it, and the server speaks svc.v1, never echoing the token.
+      const term = await connect(url);
+      expect(term.ws.protocol).toBe(BRIDGE_PROTOCOL);
+      type(term, 'exit 0');
+      await expect(term.exit).resolves.toMatchObject({ exit_code: 0 });
     });
 
     it('gives no ticket without a bearer token or an allowed Origin', async () => {
@@ -241,7 +271,7 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       await fleet.user('alice').run('device_access_add', { device: 'wt-1', email_or_org_id: dave.email, role: 'editor' });
       const url = await ticketFor(dave.caller, { device: 'wt-1', operation: 'device_shell' });
       await fleet.user('alice').run('device_access_remove', { device: 'wt-1', email_or_org_id: dave.email });
-      const term = await connect(url);
+      const term = await connect(url, asAlice({ token: dave.caller.token }));
       await expect(term.closed).resolves.toEqual({ code: 4404, reason: 'DEVICE_NOT_FOUND' });
       const error = term.frames.find((f) => f.type === FrameType.ERROR);
       expect(JSON.parse(error!.payload.toString('utf8'))).toMatchObject({ code: 'DEVICE_NOT_FOUND' });

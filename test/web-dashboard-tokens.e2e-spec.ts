@@ -1,11 +1,13 @@
 /**
  * The web dashboard's tokens in a real browser: the access token is renewed with the refresh
- * token before it expires, the provider rotates the refresh token, and the page goes on working.
+ * token before it expires, the provider rotates the refresh token, and the page goes on working;
+ * signing out revokes the refresh token at the provider.
  */
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openTab, signInThroughProvider, startDashboardServer, Tab } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import type { IdentityProviderHandle } from './fixtures/oidc';
+import { DEFAULT_OAUTH_WEB_CLIENT_ID } from '../apps/server/src/config/server-variables';
+import { IdentityProviderHandle, refresh } from './fixtures/oidc';
 import type { TestServer } from './fixtures/test-server';
 
 describe('web dashboard sessions', () => {
@@ -13,6 +15,8 @@ describe('web dashboard sessions', () => {
   let server: TestServer;
   let browser: Browser;
   let opened: Tab;
+  /** Every token grant the page made, in order. */
+  const grants: { grant: string; refreshToken: string | undefined; accessToken: string }[] = [];
 
   beforeAll(async () => {
     // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
@@ -30,7 +34,6 @@ describe('web dashboard sessions', () => {
     opened = await openTab(browser, 1280);
     const page = opened.page;
     page.setDefaultTimeout(45_000);
-    const grants: { grant: string; refreshToken: string | undefined; accessToken: string }[] = [];
     page.on('response', async (response) => {
       if (!response.url().endsWith('/token') || response.request().method() !== 'POST') return;
       const grant = new URLSearchParams(response.request().postData() ?? '').get('grant_type') ?? '';
@@ -51,6 +54,26 @@ describe('web dashboard sessions', () => {
     // The page goes on with the renewed token.
     await page.getByRole('link', { name: 'Pending' }).click();
     await page.getByText('No registration is waiting.').waitFor();
+    expect(opened.consoleErrors).toEqual([]);
+  });
+
+  it('signs out by revoking the refresh token: the provider refuses it afterwards', async () => {
+    const page = opened.page;
+    const revoked: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/token/revocation')) revoked.push(new URLSearchParams(request.postData() ?? '').get('token') ?? '');
+    });
+    // Right after a renewal, so that none is under way while signing out (they come every ~5 s).
+    const seen = grants.length;
+    await eventually('another renewal', () => grants.length > seen);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL(`${server.url}/`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+
+    const latest = grants[grants.length - 1].refreshToken!;
+    await expect(refresh(idp, latest, DEFAULT_OAUTH_WEB_CLIENT_ID)).rejects.toThrow(/invalid_grant/);
+    expect(revoked).toEqual([latest]);
     expect(opened.consoleErrors).toEqual([]);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * The web dashboard in a real browser (Debian's chromium through playwright-core) against a real
  * server, identity provider and runtime: sign-in with code + PKCE through the provider's pages,
- * the device table, approving a device after comparing its fingerprint, running a command, what a
+ * the device table (status, owner, last seen, uptime), approving a device after comparing its
+ * fingerprint, host, platform, requester and source address, running a command, what a
  * viewer is offered, sign-out; no console error anywhere (token renewal: web-dashboard-tokens.e2e-spec.ts). Screenshots at 1280 and 390 px
  * (UPDATE_SCREENSHOTS=1 writes them to docs/screenshots).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { signInThroughProvider, Tab, useBrowserFleet } from './fixtures/browser';
@@ -101,6 +102,13 @@ describe('web dashboard', () => {
     await expect(online.getByRole('cell').nth(2).textContent()).resolves.toBe(`user:${ALICE}`);
     await expect(online.getByRole('cell').nth(4).textContent()).resolves.toMatch(/^\d+[dhms]/);
     await expect(alice.locator('tr[data-device="dev-2"] td').first().textContent()).resolves.toBe('offline');
+    // Last seen: the connected device a moment ago, the one that never connected never (as POST /devices/status answers).
+    const statuses = await web.fleet.server.api.post('/devices/status', { devices: ['dev-1', 'dev-2'] }, web.fleet.user('alice').caller);
+    const lastSeen = Object.fromEntries((statuses.body.results as { device: string; last_seen: string | null }[]).map((r) => [r.device, r.last_seen]));
+    expect(Date.parse(lastSeen['dev-1']!)).toBeGreaterThan(Date.now() - 3_600_000);
+    expect(lastSeen['dev-2']).toBeNull();
+    await expect(online.getByRole('cell').nth(3).textContent()).resolves.toMatch(/^(just now|\d+ s ago|\d+ min ago)$/);
+    await expect(alice.locator('tr[data-device="dev-2"]').getByRole('cell').nth(3).textContent()).resolves.toBe('never');
     await shoot(alice, 'devices');
 
     // Filters are GET /devices's own: status, owner, name prefix.
@@ -133,6 +141,17 @@ describe('web dashboard', () => {
     await request.waitFor();
     const shown = await request.locator('.fingerprint').first().textContent();
     expect(shown).toBe(printed);
+    // What else an approver compares: the runtime's host and platform, who asked and from where.
+    await expect(request.locator('.request-name').textContent()).resolves.toBe(hostname());
+    const terms = await request.locator('.facts dt').allTextContents();
+    const values = await request.locator('.facts dd').allTextContents();
+    expect(Object.fromEntries(terms.map((term, i) => [term, values[i]]))).toEqual({
+      Fingerprint: printed,
+      Platform: platform(),
+      'Requested by': 'web-new (127.0.0.1)',
+      'Source address': '127.0.0.1',
+      Owner: `user:${ALICE}`,
+    });
     await shoot(alice, 'pending');
 
     await request.getByRole('button', { name: 'Approve…' }).click();

@@ -196,6 +196,44 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await panel.getByRole('status').filter({ hasText: `Removed ${bad}.` }).waitFor();
   });
 
+  it("shows each job's restarts as the device counts them", async () => {
+    const panel = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Deployments' }) });
+    const good = (await deploymentsOf('dev-1')).find((d) => d.active)!.id;
+    await panel.locator(`tr[data-deployment="${good}"]`).getByRole('button', { name: 'Clone' }).click();
+    const cloned = await panel.getByRole('status').filter({ hasText: 'Cloned' }).textContent();
+    const restarting = new RegExp(`Cloned ${good} into (\\S+)\\.`).exec(cloned!)![1];
+    // Beside the ticker (never restarted), a job that exits at once and is started again.
+    const flaky = serviceJob('flaky', { steps: [{ name: 'main', run: 'sleep 0.2; exit 1' }], restart: { policy: 'always', backoff: '200ms', max_backoff: '400ms' } });
+    await panel.getByLabel(/Run-spec/).fill(JSON.stringify(deployRequest([flaky], { deployment_id: restarting })));
+    await panel.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await panel.getByRole('status').filter({ hasText: `Deployed into ${restarting}.` }).waitFor();
+    await panel.locator(`tr[data-deployment="${restarting}"]`).getByRole('button', { name: 'Activate' }).click();
+    await panel.getByRole('status').filter({ hasText: `Activated ${restarting}.` }).waitFor();
+
+    const restartsShown = async (job: string) => Number(await panel.locator(`tr[data-job="${job}"]`).getByRole('cell').nth(3).textContent());
+    const shown = await eventually(
+      'flaky restarted twice on the page',
+      async () => {
+        if ((await panel.locator('.deployment-status strong').textContent()) !== restarting) return 0;
+        const restarts = await restartsShown('flaky');
+        return restarts >= 2 && restarts;
+      },
+      { describe: async () => (await panel.textContent()) ?? '' },
+    );
+    expect(await restartsShown('ticker')).toBe(0);
+    // What the route answers (read after the page, and restarts only grow).
+    const status = await web.fleet.server.api.post('/devices/deployments/status', { devices: ['dev-1'], deployment_id: restarting }, web.fleet.user('alice').caller);
+    const jobs = (status.body as { results: { jobs: { id: string; restarts: number }[] }[] }).results[0].jobs;
+    expect(jobs.find((j) => j.id === 'ticker')!.restarts).toBe(0);
+    expect(jobs.find((j) => j.id === 'flaky')!.restarts).toBeGreaterThanOrEqual(shown);
+
+    await panel.locator(`tr[data-deployment="${good}"]`).getByRole('button', { name: 'Activate' }).click();
+    await panel.getByRole('status').filter({ hasText: `Activated ${good}.` }).waitFor();
+    await panel.getByRole('button', { name: `Remove ${restarting}` }).click();
+    await panel.getByRole('button', { name: 'Yes, remove' }).click();
+    await panel.getByRole('status').filter({ hasText: `Removed ${restarting}.` }).waitFor();
+  });
+
   it('shares the device with a viewer, who is offered no write control and is refused anyway; then stops sharing', async () => {
     const access = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Access' }) });
     await access.getByText('Not shared.').waitFor();

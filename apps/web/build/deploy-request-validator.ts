@@ -3,14 +3,16 @@
  * standalone code), with the options the CLI compiles it with. Compiling in the browser would need
  * `new Function`, which the dashboard's Content-Security-Policy (`script-src 'self'`) refuses.
  */
-import { createRequire } from 'node:module';
 import Ajv from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import type { Plugin } from 'vite';
+// libs/common's sources, which Vite's config loader bundles with this file: neither the build nor
+// the Vitest specs need libs/common built first.
+import { DEPLOY_REQUEST_SCHEMA } from '../../../libs/common/src/deployments/schema';
+import { DEPLOY_REQUEST_AJV_OPTIONS } from '../../../libs/common/src/runspec/request-problem';
 
 const ID = 'virtual:deploy-request-validator';
 const RESOLVED = `\0${ID}`;
-const require = createRequire(import.meta.url);
 
 export function deployRequestValidator(): Plugin {
   return {
@@ -18,9 +20,6 @@ export function deployRequestValidator(): Plugin {
     resolveId: (id) => (id === ID ? RESOLVED : undefined),
     load(id) {
       if (id !== RESOLVED) return undefined;
-      // The built libs/common (npm run build compiles it before the dashboard).
-      const { DEPLOY_REQUEST_SCHEMA } = require('@svc/common') as typeof import('@svc/common');
-      const { DEPLOY_REQUEST_AJV_OPTIONS } = require('@svc/common/runspec') as typeof import('@svc/common/runspec');
       const ajv = new Ajv({ ...DEPLOY_REQUEST_AJV_OPTIONS, code: { source: true, esm: true } });
       const code = standaloneCode(ajv, ajv.compile(DEPLOY_REQUEST_SCHEMA));
       // Ajv's ESM output still requires its runtime helpers (CommonJS); an import is what a browser

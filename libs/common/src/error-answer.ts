@@ -1,5 +1,7 @@
 import { DomainError, ErrorCode, HTTP_STATUS_BY_CODE } from './errors';
 
+// Browser-safe (the dashboard reads its answers with it): no node builtin, no Buffer.
+
 /**
  * An error answer to an HTTP request (REST, file transfer, a client stream): its code and message,
  * the HTTP status and the server's request id when svc itself answered.
@@ -44,9 +46,9 @@ export function errorFromAnswer(status: number, body: unknown): ErrorAnswer {
 /** `{code, message, requestId?}` when `body` is in svc's error shape (an answer, or a tunnel ERROR frame's body). */
 export function readErrorBody(body: unknown): { code: ErrorCode; message: string; requestId?: string } | undefined {
   let value = body;
-  if (typeof value === 'string' || Buffer.isBuffer(value)) {
+  if (typeof value === 'string' || value instanceof Uint8Array) {
     try {
-      value = JSON.parse(value.toString());
+      value = JSON.parse(typeof value === 'string' ? value : new TextDecoder().decode(value));
     } catch {
       return undefined;
     }

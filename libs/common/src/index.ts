@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './error-answer';
+export * from './bridge-protocol';
 export * from './scopes';
 export * from './roles';
 export * from './limits';

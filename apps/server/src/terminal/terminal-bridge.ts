@@ -4,8 +4,10 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { FRAME_HEADER_BYTES, InvalidInputError, TUNNEL_LIMITS } from '@svc/common';
+import { BRIDGE_PROTOCOL, FRAME_HEADER_BYTES, InvalidInputError, offeredProtocols, TUNNEL_LIMITS, UnauthenticatedError } from '@svc/common';
 import { WebSocket, WebSocketServer } from 'ws';
+import type { UserPrincipal } from '../auth/principal';
+import { BearerAuthenticator } from '../authentication/bearer-authenticator';
 import { AllExceptionsFilter } from '../common/http-exception.filter';
 import { requestContext } from '../logging/request-context';
 import type { TunnelStream } from '../relay/tunnel-carrier';
@@ -18,22 +20,32 @@ import { CLOSE_CODES, TerminalSession } from './terminal-session';
 /** As the REST API: a well-formed incoming `x-request-id` is kept. */
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
+const NO_TOKEN = `Authentication required: open the socket with the subprotocols ${BRIDGE_PROTOCOL} and svc.bearer.<base64url of the access token>`;
+
 /**
- * The terminal WebSocket on REST_PORT: `GET /api/ws?ticket=…` upgrades only with a ticket that is
- * unspent, unexpired and presented from the origin it was issued to (refusals are plain HTTP
- * answers before any upgrade). The session then opens the shell or exec stream through the same
+ * The terminal WebSocket on REST_PORT: `GET /api/ws?ticket=…` upgrades only for a caller whose
+ * access token (in the `Sec-WebSocket-Protocol` header, bridge-protocol.ts) passes the REST API's
+ * authentication, with a ticket issued to that same user, unspent, unexpired and presented from
+ * the origin it was issued to (refusals are plain HTTP answers before any upgrade). The session then opens the shell or exec stream through the same
  * services as the CLI's client streams (authorization, `device.shell_opened` / `device.exec`
  * audit marked "via browser", TunnelRegistry and so the peer hop) and relays frames.
  */
 @Injectable()
 export class TerminalBridge implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: FRAME_HEADER_BYTES + TUNNEL_LIMITS.frameMaxPayload, perMessageDeflate: false });
+  private readonly sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: FRAME_HEADER_BYTES + TUNNEL_LIMITS.frameMaxPayload,
+    perMessageDeflate: false,
+    // Only ever svc.v1: ws would otherwise echo the first offered, which may be the bearer token.
+    handleProtocols: (offered: Set<string>) => (offered.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false),
+  });
   private readonly errors = new AllExceptionsFilter();
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly tickets: TicketsService,
+    private readonly bearer: BearerAuthenticator,
     private readonly shells: ShellService,
     private readonly execs: ExecStreamService,
   ) {}
@@ -59,7 +71,9 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
     await requestContext.run({ requestId, viaBrowser: true }, async () => {
       let ticket: TicketRecord;
       try {
-        ticket = await this.tickets.redeem(ticketParameter(req), req.headers);
+        // Who presents the ticket comes first: without a valid token the ticket is not even looked up (nor spent).
+        const presenter = await this.presenter(req);
+        ticket = await this.tickets.redeem(ticketParameter(req), req.headers, presenter);
       } catch (err) {
         this.refuse(socket, err, requestId);
         return;
@@ -70,6 +84,14 @@ export class TerminalBridge implements OnApplicationBootstrap, BeforeApplication
         void requestContext.run({ requestId, viaBrowser: true }, () => session.run(() => this.open(ticket, requestId)));
       });
     });
+  }
+
+  /** The caller, authenticated as REST authenticates `Authorization: Bearer`, from the upgrade's subprotocols. */
+  private presenter(req: IncomingMessage): Promise<UserPrincipal> {
+    const { protocols, bearer } = offeredProtocols(req.headers['sec-websocket-protocol']);
+    if (bearer === undefined) throw new UnauthenticatedError(NO_TOKEN);
+    if (!protocols.includes(BRIDGE_PROTOCOL)) throw new InvalidInputError(`Sec-WebSocket-Protocol must offer ${BRIDGE_PROTOCOL}, the one the bridge speaks`);
+    return this.bearer.authenticate(`Bearer ${bearer}`);
   }
 
   private open(ticket: TicketRecord, requestId: string): Promise<TunnelStream> {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthenticationModule } from '../authentication/authentication.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { Clock } from '../common/clock';
 import { GatewayModule } from '../gateway/gateway.module';
@@ -14,7 +15,7 @@ import { TicketsService } from './tickets.service';
  * SHARED_TICKET_STORE, in this process otherwise.
  */
 @Module({
-  imports: [AuthorizationModule, TunnelStateModule, GatewayModule],
+  imports: [AuthenticationModule, AuthorizationModule, TunnelStateModule, GatewayModule],
   controllers: [TicketsController],
   providers: [
     TicketsService,

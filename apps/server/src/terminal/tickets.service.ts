@@ -38,10 +38,10 @@ function capabilityOfTicket(operation: TicketOperation): Capability {
 const REFUSED = 'Terminal ticket missing, unknown, already used or expired; ask POST /api/tickets for a new one';
 
 /**
- * Single-use tickets for the browser's terminal WebSocket, which cannot carry an Authorization
- * header (and a token never goes into a URL). Issued to a bearer-authenticated user for one
- * device, operation and origin after AccessPolicy allowed the operation's capability; 256 random
- * bits, stored only as their SHA-256, alive TICKET_TTL_MS, spent by the first presentation.
+ * Single-use tickets for the browser's terminal WebSocket. Issued to a bearer-authenticated user
+ * for one device, operation and origin after AccessPolicy allowed the operation's capability; 256
+ * random bits, stored only as their SHA-256, alive TICKET_TTL_MS, spent by the first presentation,
+ * which must come from the same user (its access token travels in a subprotocol, bridge-protocol.ts).
  */
 @Injectable()
 export class TicketsService {
@@ -68,16 +68,20 @@ export class TicketsService {
   }
 
   /**
-   * Spends a ticket presented with a WebSocket upgrade: whatever the outcome, it cannot be used
-   * again. Unknown, used or expired: 401; presented from another origin than it was issued to: 403.
+   * Spends a ticket presented with a WebSocket upgrade by `presenter` (authenticated from the
+   * upgrade's bearer subprotocol): whatever the outcome, it cannot be used again. Unknown, used or
+   * expired: 401; presented from another origin than it was issued to, or by another user than
+   * the one it was issued to: 403 (a ticket in someone else's hands has leaked, so it dies there).
+   * The stream then opens as the presenter, whose memberships are the current ones.
    */
-  async redeem(ticket: string | null, headers: IncomingHttpHeaders): Promise<TicketRecord> {
+  async redeem(ticket: string | null, headers: IncomingHttpHeaders, presenter: UserPrincipal): Promise<TicketRecord> {
     const stored = ticket ? await this.store.take(ticketHash(ticket)) : null;
     const record = stored === null ? null : (JSON.parse(stored) as TicketRecord);
     if (!record || record.expiresAt <= this.clock.now().getTime()) throw new UnauthenticatedError(REFUSED);
     const origin = allowedOrigin(headers, this.config.webOrigins);
     if (origin !== record.origin) throw new ForbiddenError(`Access denied: this ticket was issued to ${record.origin}, not to ${origin}`);
-    return record;
+    if (presenter.email !== record.principal.email) throw new ForbiddenError('Access denied: this ticket was issued to another user; it is spent now');
+    return { ...record, principal: presenter };
   }
 
   /** AccessPolicy's decision for a redeemed ticket, taken again when its stream opens (access may have changed since). */

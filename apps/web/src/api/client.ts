@@ -1,22 +1,21 @@
+import { errorFromAnswer, ServerUnreachableError } from '@svc/common/error-answer';
+
 /**
  * The REST API as the dashboard calls it: the same routes, the same AccessPolicy as `svc`. Every
- * refusal becomes an ApiError carrying the error body's `message`, `code` and `requestId`.
+ * refusal is read by libs/common's errorFromAnswer, as the CLI and the runtime read theirs: an
+ * ErrorAnswer with the body's `code`, `message` and `requestId` and the HTTP status (a proxy's
+ * answer in another shape says so instead of passing for svc's). A server that cannot be reached
+ * is a ServerUnreachableError (SERVER_UNREACHABLE).
  */
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly code: string | undefined,
-    readonly requestId: string | undefined,
-  ) {
-    super(message);
-  }
-}
-
 export type TokenSource = () => string | null;
 
 export class ApiClient {
   constructor(private readonly token: TokenSource) {}
+
+  /** The caller's access token for a channel that is not fetch (the terminal's WebSocket subprotocol), or null when signed out. */
+  accessToken(): string | null {
+    return this.token();
+  }
 
   get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
     const search = new URLSearchParams();
@@ -81,18 +80,10 @@ export class ApiClient {
     try {
       res = await fetch(path, { method, headers, body: body === undefined ? undefined : blob ? body : JSON.stringify(body), signal });
     } catch (error) {
-      throw new ApiError(`The server did not answer: ${(error as Error).message}`, 0, 'NETWORK', undefined);
+      if (signal?.aborted) throw error;
+      throw new ServerUnreachableError(location.origin, (error as Error).message);
     }
     if (res.ok) return res;
-    const requestId = res.headers.get('x-request-id') ?? undefined;
-    const text = await res.text();
-    let parsed: { message?: unknown; code?: unknown; requestId?: unknown } = {};
-    try {
-      parsed = JSON.parse(text) as typeof parsed;
-    } catch {
-      // Not the API's JSON error (a proxy's page): the status says enough.
-    }
-    const message = Array.isArray(parsed.message) ? parsed.message.join('; ') : typeof parsed.message === 'string' ? parsed.message : `HTTP ${res.status}`;
-    throw new ApiError(message, res.status, typeof parsed.code === 'string' ? parsed.code : undefined, typeof parsed.requestId === 'string' ? parsed.requestId : requestId);
+    throw errorFromAnswer(res.status, await res.text());
   }
 }

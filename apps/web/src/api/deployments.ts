@@ -1,12 +1,13 @@
-import { ApiClient, ApiError } from './client';
+import { errorFromFrame } from '@svc/common/error-answer';
+import type { ApiClient } from './client';
 import type { BatchItem, DeploymentStatus, DeploymentSummary } from './types';
 
 const of = (device: string) => `/devices/${encodeURIComponent(device)}/deployments`;
 
-/** The answer of a batch route for one device: its result, or its error thrown as the API's. */
+/** The answer of a batch route for one device: its result, or its error (`{error, code}`) thrown with its code. */
 function single<R>(items: BatchItem<R>[]): R {
   const [item] = items;
-  if ('error' in item) throw new ApiError(item.error, 200, item.code, undefined);
+  if ('error' in item) throw errorFromFrame({ code: item.code, message: item.error }, 'The device did not answer');
   return item;
 }
 

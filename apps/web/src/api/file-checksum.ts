@@ -9,16 +9,8 @@ export class ChecksumMismatchError extends Error {
   }
 }
 
-/** The SHA-256 of the bytes, lowercase hex (Web Crypto: HTTPS or localhost only). */
-export async function sha256Hex(bytes: Blob | ArrayBuffer): Promise<string> {
-  const buffer = bytes instanceof ArrayBuffer ? bytes : await bytes.arrayBuffer();
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', buffer));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** The bytes' SHA-256 if it equals `expected`; a ChecksumMismatchError otherwise. */
-export async function verifySha256(name: string, bytes: Blob | ArrayBuffer, expected: string): Promise<string> {
-  const actual = await sha256Hex(bytes);
+/** `actual` (the bytes' SHA-256, lowercase hex) if it equals `expected`; a ChecksumMismatchError otherwise. */
+export function verifySha256(name: string, actual: string, expected: string): string {
   if (actual !== expected.toLowerCase()) throw new ChecksumMismatchError(name, expected, actual);
   return actual;
 }

@@ -1,6 +1,10 @@
 import type { ApiClient } from './client';
-import { onlyFilePatterns, sha256Hex } from './file-checksum';
+import { onlyFilePatterns } from './file-checksum';
+import { sha256OfStream } from './sha256-stream';
 import type { DirectoryEntry } from './types';
+
+/** What a download gathers in the page before it becomes a Blob part (which the browser keeps outside the page's heap, on disk when large). */
+const DOWNLOAD_PART_BYTES = 1024 * 1024;
 
 const filesOf = (device: string) => `/devices/${encodeURIComponent(device)}/files`;
 
@@ -8,19 +12,44 @@ export function listDirectory(api: ApiClient, device: string, path: string): Pro
   return api.get<DirectoryEntry[]>(filesOf(device), { path });
 }
 
-/** The file's bytes, as the device sent them (GET …/files/content). */
-export async function downloadFile(api: ApiClient, device: string, path: string): Promise<Blob> {
+/** A downloaded file and the SHA-256 of its bytes, lowercase hex. */
+export interface Downloaded {
+  blob: Blob;
+  sha256: string;
+}
+
+/**
+ * The file's bytes as the device sends them (GET …/files/content), read as they arrive: each chunk
+ * is hashed, then gathered into Blob parts of DOWNLOAD_PART_BYTES, so the page's JavaScript heap
+ * holds at most one part whatever the file's size; the browser keeps the parts (on disk when
+ * large) and the last Blob joins them without copying.
+ */
+export async function downloadFile(api: ApiClient, device: string, path: string): Promise<Downloaded> {
   const res = await api.raw('GET', `${filesOf(device)}/content?${new URLSearchParams({ path })}`);
-  return res.blob();
+  const parts: Blob[] = [];
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  // A body-less answer is an empty file.
+  const sha256 = await sha256OfStream(res.body ?? new Blob().stream(), (chunk) => {
+    pending.push(chunk);
+    pendingBytes += chunk.byteLength;
+    if (pendingBytes < DOWNLOAD_PART_BYTES) return;
+    parts.push(new Blob(pending as BlobPart[]));
+    pending = [];
+    pendingBytes = 0;
+  });
+  parts.push(new Blob(pending as BlobPart[]));
+  return { blob: new Blob(parts, { type: 'application/octet-stream' }), sha256 };
 }
 
 /**
  * Writes `file` into the directory `dir` under its own name (PUT …/files/content). The device
- * checks the SHA-256 sent along; a browser cannot send it as a trailer, so it is computed first,
- * which reads the whole file into memory once.
+ * checks the SHA-256 sent along; a browser cannot send it as a trailer (as `svc cp` does), so it
+ * goes in the `x-svc-sha256` header, computed first by reading the file from disk chunk by chunk.
+ * The body is the File itself, which the browser streams from disk: neither pass holds the file.
  */
 export async function uploadFile(api: ApiClient, device: string, dir: string, file: File): Promise<void> {
-  const sha256 = await sha256Hex(file);
+  const sha256 = await sha256OfStream(file.stream());
   const query = new URLSearchParams({ path: dir, name: file.name });
   await api.raw('PUT', `${filesOf(device)}/content?${query}`, { body: file, headers: { 'x-svc-size': String(file.size), 'x-svc-sha256': sha256 } });
 }

@@ -1,9 +1,9 @@
 import type { ComponentChildren } from 'preact';
-import { ApiError } from '../api/client';
+import { ErrorAnswer } from '@svc/common/error-answer';
 
-/** An error as the API answered it: its message, and the request id to quote to an operator. */
+/** An error as the API answered it (an ErrorAnswer): its code and message, and the request id to quote to an operator. */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
-  const api = error instanceof ApiError ? error : null;
+  const api = error instanceof ErrorAnswer ? error : null;
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div class="error" role="alert">

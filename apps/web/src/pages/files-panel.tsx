@@ -28,8 +28,8 @@ export function FilesPanel({ api, device, canWrite }: { api: ApiClient; device: 
     setActionError(null);
     setNotice('');
     try {
-      const [blob, expected] = await Promise.all([downloadFile(api, device, joinPath(path, name)), deviceSha256(api, device, path, name)]);
-      const sha256 = await verifySha256(name, blob, expected);
+      const [{ blob, sha256: actual }, expected] = await Promise.all([downloadFile(api, device, joinPath(path, name)), deviceSha256(api, device, path, name)]);
+      const sha256 = verifySha256(name, actual, expected);
       const url = URL.createObjectURL(blob);
       const link = document.createElement('a');
       link.href = url;

@@ -2,7 +2,8 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiClient, ApiError } from '../api/client';
+import { errorFromFrame } from '@svc/common/error-answer';
+import type { ApiClient } from '../api/client';
 import { ErrorBox } from '../components/feedback';
 import { withConstructedStyles } from '../terminal/constructed-styles';
 import { styleAttributesThroughCssom } from '../terminal/cssom-style-attributes';
@@ -84,7 +85,7 @@ export function TerminalPanel({ api, device }: { api: ApiClient; device: string 
     ShellSocket.open(api, device, { cols: terminal.cols, rows: terminal.rows }, {
       output: (bytes) => terminal.write(bytes),
       exit: (exit) => live && setPhase({ name: 'exited', exit }),
-      error: (body) => live && setPhase({ name: 'failed', error: new ApiError(body.message, 0, body.code, undefined) }),
+      error: (body) => live && setPhase({ name: 'failed', error: errorFromFrame(body, 'The session failed') }),
       closed: (code, reason, exited) => {
         if (live && !exited) setPhase((now) => (now.name === 'failed' ? now : { name: 'closed', why: `${reason || 'connection lost'} (${code})` }));
         socket.current = null;

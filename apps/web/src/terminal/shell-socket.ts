@@ -1,3 +1,5 @@
+import { bridgeProtocols } from '@svc/common/bridge-protocol';
+import { UnauthenticatedError } from '@svc/common/errors';
 import type { ApiClient } from '../api/client';
 import { decodeFrame, encodeFrame, ErrorBody, ExitBody, frameJson, FrameType } from './frames';
 
@@ -18,15 +20,18 @@ interface IssuedTicket {
 
 /**
  * One terminal session through the bridge: a fresh ticket (POST /api/tickets, operation
- * device_shell, the terminal's size), then the WebSocket it names. A reconnect is a new
- * ShellSocket: a ticket is spent by its first use.
+ * device_shell, the terminal's size), then the WebSocket it names, offering the access token as a
+ * subprotocol (never in the URL) so the server knows the ticket is presented by the user it was
+ * issued to. A reconnect is a new ShellSocket: a ticket is spent by its first use.
  */
 export class ShellSocket {
   private constructor(private readonly ws: WebSocket) {}
 
   static async open(api: ApiClient, device: string, size: { cols: number; rows: number }, events: ShellEvents): Promise<ShellSocket> {
     const { url } = await api.post<IssuedTicket>('/api/tickets', { device, operation: 'device_shell', cols: size.cols, rows: size.rows });
-    const ws = new WebSocket(url);
+    const token = api.accessToken();
+    if (!token) throw new UnauthenticatedError('Signed out: sign in again to open a terminal');
+    const ws = new WebSocket(url, bridgeProtocols(token));
     ws.binaryType = 'arraybuffer';
     let exited = false;
     ws.onmessage = (message: MessageEvent<ArrayBuffer | string>) => {
