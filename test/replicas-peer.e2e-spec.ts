@@ -1,16 +1,18 @@
 /**
  * The peer hop: a device whose tunnel replica B (a real server process) holds is reached through
  * replica A, A's stream going to B's peer listener (PEER_PORT) and on through B's tunnel. Exec
- * over REST and a forward through the real `svc` binary, byte for byte; a shell (resize, SIGINT)
- * and a slow reader's backpressure over client streams to A. The peer listener
- * completes a connection only with a replica's key (HKDF of SERVER_SECRET).
+ * (JSON and NDJSON) and the files manifest over REST, compared with the same calls on B; a forward
+ * and file copies through the real `svc` binary, byte for byte (job logs --follow:
+ * replicas-peer-follow.e2e-spec.ts); a shell (resize, SIGINT), docker and a slow reader's
+ * backpressure over client streams to A. The peer listener completes a connection only with a
+ * replica's key (HKDF of SERVER_SECRET).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as h2connect, constants as h2 } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { TUNNEL_HEADERS, tunnelPath, TUNNEL_OPS, encodeStreamArgs } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
@@ -92,6 +94,57 @@ describe('replicas on NATS: the peer hop', () => {
     expect(onB.body).toEqual(throughA.body);
     // B relayed it: its log names the stream (A authorized and audited it, as for a local device).
     expect(replicas.b.output()).toMatch(/peer stream exec on device peer-1 for alice@replica-peer\.test/);
+  });
+
+  /** POST `path` on A or B asking for NDJSON: the answer's status and raw text. */
+  const ndjson = async (on: 'a' | 'b', path: string, body: object) => {
+    const answer = await replicas[on].api.post(path, body, { ...alice, headers: { accept: 'application/x-ndjson' } });
+    expect(answer.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    return { status: answer.status, text: String(answer.body) };
+  };
+
+  it('exec (NDJSON) through A answers what the same call on B answers: every byte of each stream, then the exit line', async () => {
+    // Multi-byte characters across the device's read boundaries; stderr and stdout both.
+    const command = ['sh', '-c', 'seq 1 30000 | sed "s/$/ é€✓/"; echo "to stderr ü" >&2; exit 3'];
+    const expected = Array.from({ length: 30000 }, (_, i) => `${i + 1} é€✓\n`).join('');
+    // Where the device's pipe reads cut the output (so how it splits into lines) is up to timing on
+    // the device; what the hop must keep is each stream's bytes, their order and the exit line.
+    const streamsOf = (text: string) => {
+      const lines = text.split('\n');
+      expect(lines.pop()).toBe('');
+      const parsed = lines.map((line) => JSON.parse(line) as { stream?: string; data?: string });
+      return { stdout: parsed.filter((l) => l.stream === 'stdout').map((l) => l.data).join(''), stderr: parsed.filter((l) => l.stream === 'stderr').map((l) => l.data).join(''), last: lines[lines.length - 1], count: parsed.length };
+    };
+    const throughA = await ndjson('a', '/api/exec', { device: DEVICE, command });
+    const onB = await ndjson('b', '/api/exec', { device: DEVICE, command });
+    expect([throughA.status, onB.status]).toEqual([200, 200]);
+    const [a, b] = [streamsOf(throughA.text), streamsOf(onB.text)];
+    expect(a.stdout === expected).toBe(true);
+    expect(a.stderr).toBe('to stderr ü\n');
+    expect(a.last).toBe('{"exit_code":3,"timed_out":false}');
+    // The answer streamed (more than one output line), as it does without the hop.
+    expect(a.count).toBeGreaterThan(2);
+    expect({ ...b, count: 0 }).toEqual({ ...a, count: 0 });
+  });
+
+  it('the files manifest through A is byte for byte the one B answers, with each file\'s SHA-256', async () => {
+    const tree = join(home, 'tree');
+    const files: Record<string, Buffer> = { 'a.bin': randomBytes(70_000), 'sub/b.txt': Buffer.from('hello ü\n'), 'sub/deeper/c.bin': randomBytes(3) };
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(tree, path)), { recursive: true });
+      writeFileSync(join(tree, path), content);
+    }
+    const body = { path: tree, hash: true };
+    const throughA = await ndjson('a', `/devices/${DEVICE}/files/manifest`, body);
+    const onB = await ndjson('b', `/devices/${DEVICE}/files/manifest`, body);
+    expect(throughA.status).toBe(200);
+    expect(throughA.text === onB.text).toBe(true);
+    const entries = throughA.text.trim().split('\n').map((line) => JSON.parse(line) as { path: string; is_dir: boolean; size: number; sha256?: string });
+    const sha = (content: Buffer) => createHash('sha256').update(content).digest('hex');
+    expect(entries.filter((e) => !e.is_dir).map(({ path, size, sha256 }) => ({ path, size, sha256 })).sort((x, y) => x.path.localeCompare(y.path))).toEqual(
+      Object.entries(files).map(([path, content]) => ({ path, size: content.length, sha256: sha(content) })),
+    );
+    expect(entries.filter((e) => e.is_dir).map((e) => e.path).sort()).toEqual(['sub', 'sub/deeper']);
   });
 
   it('svc forward through A carries a connection to the device held by B byte for byte', async () => {
