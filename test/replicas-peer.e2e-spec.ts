@@ -4,17 +4,13 @@
  * (JSON and NDJSON) and the files manifest over REST, compared with the same calls on B; a forward
  * and file copies through the real `svc` binary, byte for byte (job logs --follow:
  * replicas-peer-follow.e2e-spec.ts); a shell (resize, SIGINT), docker and a slow reader's
- * backpressure over client streams to A. The peer listener completes a connection only with a
- * replica's key (HKDF of SERVER_SECRET).
+ * backpressure over client streams to A; partitions A ↛ B. (The peer listener's refusals:
+ * replicas-peer-listener.e2e-spec.ts.)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as h2connect, constants as h2 } from 'node:http2';
-import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConnectionOptions, connect as tlsConnect } from 'node:tls';
-import { TUNNEL_HEADERS, tunnelPath, TUNNEL_OPS, encodeStreamArgs } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
 import { eventually } from './fixtures/eventually';
 import { startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
@@ -28,8 +24,6 @@ import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
 import { registerDevice } from './fixtures/test-server';
-import { peerClientTls, peerKey } from '../apps/server/src/replicas/peer-key';
-import { PEER_HEADERS } from '../apps/server/src/replicas/peer-protocol';
 import { PEER_OPEN_TIMEOUT_MS } from '../apps/server/src/replicas/peer-tunnel-session';
 import { PEER_DEAD_AFTER_MS, PEER_PING_MS } from '../apps/server/src/replicas/peer-connections';
 
@@ -271,59 +265,5 @@ describe('replicas on NATS: the peer hop', () => {
       replicas.b.child.kill('SIGCONT');
     }
     await eventually('exec through A to work again', async () => (await exec('a', alice, DEVICE, ['true'])).status === 200);
-  });
-
-  describe('the peer listener refuses anything but a replica', () => {
-    const peerPort = () => replicas.b.peerPort;
-
-    it('closes a plain TCP connection that speaks HTTP', async () => {
-      const answer = await new Promise<string>((resolve) => {
-        const socket = netConnect(peerPort(), '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
-        let got = '';
-        socket.on('data', (chunk) => (got += chunk.toString('latin1')));
-        socket.on('error', () => resolve(got));
-        socket.on('close', () => resolve(got));
-      });
-      expect(answer).not.toMatch(/HTTP\/1\.1 200/);
-    });
-
-    it('fails the handshake of a TLS client without the peer key, or with a key from another SERVER_SECRET', async () => {
-      const handshake = (options: ConnectionOptions) =>
-        new Promise<string>((resolve) => {
-          const socket = tlsConnect(options);
-          socket.once('secureConnect', () => {
-            socket.destroy();
-            resolve('connected');
-          });
-          socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
-        });
-      expect(await handshake({ host: '127.0.0.1', port: peerPort(), rejectUnauthorized: false })).not.toBe('connected');
-      expect(await handshake(peerClientTls(peerKey(Buffer.from('another-server-secret-of-32-chars!!')), '127.0.0.1', peerPort()))).not.toBe('connected');
-      // The control: the replicas' own key completes it.
-      expect(await handshake(peerClientTls(peerKey(replicas.a.config.serverSecret), '127.0.0.1', peerPort()))).toBe('connected');
-    });
-
-    it('with the key, serves only devices B itself holds (no further hop)', async () => {
-      const session = h2connect(`http://127.0.0.1:${peerPort()}`, { createConnection: () => tlsConnect(peerClientTls(peerKey(replicas.a.config.serverSecret), '127.0.0.1', peerPort())) });
-      try {
-        const answer = await new Promise<{ status: number; refusal: unknown }>((resolve, reject) => {
-          const stream = session.request({
-            [h2.HTTP2_HEADER_METHOD]: 'POST',
-            [h2.HTTP2_HEADER_PATH]: tunnelPath(TUNNEL_OPS.exec),
-            [PEER_HEADERS.device]: OFFLINE,
-            [TUNNEL_HEADERS.args]: encodeStreamArgs({ command: ['true'] }),
-            [TUNNEL_HEADERS.requestId]: 'req-peer-test',
-            [TUNNEL_HEADERS.actor]: ALICE,
-          });
-          stream.on('response', (headers) => resolve({ status: Number(headers[h2.HTTP2_HEADER_STATUS]), refusal: headers[PEER_HEADERS.refusal] }));
-          stream.on('error', reject);
-          stream.resume();
-          stream.end();
-        });
-        expect(answer).toEqual({ status: 503, refusal: 'DEVICE_OFFLINE' });
-      } finally {
-        session.close();
-      }
-    });
   });
 });
