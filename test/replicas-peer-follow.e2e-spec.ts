@@ -46,8 +46,9 @@ describe('replicas on NATS: job logs --follow through the peer hop', () => {
     runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' });
     await runtime.waitForLog('deployment channel open');
     await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
-    // Prints "ready", then whatever the test puts in `poke`, once, when it does.
-    const printer = serviceJob('printer', { steps: [{ name: 'main', run: `echo ready; while :; do if [ -f ${poke} ]; then cat ${poke}; rm -f ${poke}; fi; sleep 0.1; done` }] });
+    // Prints "ready", then whatever the test puts in `poke`, once, when it does (taken by a rename
+    // first, so a next poke landing while it prints is not removed unprinted).
+    const printer = serviceJob('printer', { steps: [{ name: 'main', run: `echo ready; while :; do if mv ${poke} ${poke}.taken 2>/dev/null; then cat ${poke}.taken; fi; sleep 0.1; done` }] });
     expect((await replicas.a.api.post(`/devices/${DEVICE}/deployments/jobs`, deployRequest([printer]), alice)).status).toBe(200);
     await eventually('the job to print', async () => String((await replicas.b.api.get(`/devices/${DEVICE}/deployments/jobs/printer/logs?tail=5`, alice)).body).includes('ready'));
     cli = cliHome(replicas.a);
