@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { eventually } from './fixtures/eventually';
 
 // The bench's JavaScript modules, as replicas-scale uses them.
-const { onlineCount, startBalancer, startNats, startReplicas, startTunnelFleet } = require('../bench/replica-fleet');
+const { onlineCount, startReplicaFleet } = require('../bench/replica-fleet');
 const { startIssuer } = require('../bench/device-listing');
-const { seedDevices } = require('../bench/server-process');
 
 const RUNTIMES = 36;
 const DRAIN_SECS = 2;
@@ -31,19 +30,10 @@ describe('replicas on NATS: SIGTERM of one of three replicas spreads its runtime
   beforeAll(async () => {
     const issuer = await startIssuer();
     stops.push(() => issuer.close());
-    const keys: string[] = await seedDevices(join(dir, 'svc.sqlite'), RUNTIMES, EMAIL, 'sp');
-    ids = keys.map((_, i) => `sp-${String(i).padStart(5, '0')}`);
-    auth = { authorization: `Bearer ${issuer.token(EMAIL)}` };
-    const nats = await startNats();
-    stops.push(() => nats.stop());
-    replicas = await startReplicas(dir, issuer, nats.url, 3, { DRAIN_SECS: String(DRAIN_SECS) });
-    stops.push(() => Promise.all(replicas.map((replica) => replica.stop())));
-    // Every replica whose process runs, draining or not: the balancer knows nothing of a drain.
-    tunnels = await startBalancer(() => replicas.filter((replica) => replica.alive()).map((replica) => replica.tunnelPort));
-    stops.push(() => tunnels.close());
-    fleet = startTunnelFleet({ keys, serverUrl: replicas[0].url, caFile: join(dir, 'tls', 'cert.pem'), tunnel: `127.0.0.1:${tunnels.port}`, dir, workers: 2 });
-    stops.push(() => fleet.stop());
-    await eventually('every tunnel up', () => fleet.upCount() === RUNTIMES, { timeoutMs: 120_000, intervalMs: 200, describe: () => `${fleet.upCount()}/${RUNTIMES} up; ${fleet.failures.slice(0, 3).join('; ')}` });
+    // The balancer rotates over every replica whose process runs, draining or not: it knows nothing of a drain.
+    const world = await startReplicaFleet({ dir, issuer, runtimes: RUNTIMES, email: EMAIL, prefix: 'sp', env: { DRAIN_SECS: String(DRAIN_SECS) }, workers: 2, upWithinMs: 120_000 });
+    stops.push(() => world.stop());
+    ({ replicas, fleet, tunnels, ids, auth } = world);
   }, 180_000);
 
   afterAll(async () => {
