@@ -10,7 +10,7 @@ const { existsSync, mkdtempSync, rmSync } = require('node:fs');
 const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { freePort, request, serverEnv, sleep, startServer } = require('./server-process');
+const { freePort, request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
 
 /** Debian installs nats-server in /usr/sbin, which is not on every user's PATH. */
 function natsServerBinary() {
@@ -193,4 +193,39 @@ async function rehome({ fleet, balancer, victim, witness, auth, ids, deadlineMs 
   return { seconds: (Date.now() - started) / 1000, moved };
 }
 
-module.exports = { onlineCount, rehome, startBalancer, startNats, startReplicas, startTunnelFleet, until };
+/**
+ * The whole world of a fleet over replicas, in the data directory `dir` (the caller's): `runtimes`
+ * devices of `email` seeded (ids `<prefix>-00000`…), NATS, `count` replicas (`env` added to each),
+ * round-robin balancers over the running replicas' tunnel and REST ports, and the tunnel fleet
+ * dialing the tunnel balancer. Resolves once every tunnel is up (within `upWithinMs`) with
+ * `{ replicas, tunnels, fleet, ids, auth, coldSeconds, stop }`; `stop()` ends all of it.
+ */
+async function startReplicaFleet({ dir, issuer, runtimes, email, prefix, count = 3, env = {}, workers, upWithinMs }) {
+  const stops = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const keys = await seedDevices(join(dir, 'svc.sqlite'), runtimes, email, prefix);
+    const nats = await startNats();
+    stops.push(() => nats.stop());
+    const replicas = await startReplicas(dir, issuer, nats.url, count, env);
+    stops.push(() => Promise.all(replicas.map((replica) => replica.stop())));
+    const live = () => replicas.filter((replica) => replica.alive());
+    const tunnels = await startBalancer(() => live().map((replica) => replica.tunnelPort));
+    stops.push(() => tunnels.close());
+    const rest = await startBalancer(() => live().map((replica) => replica.restPort));
+    stops.push(() => rest.close());
+    const started = Date.now();
+    const fleet = startTunnelFleet({ keys, serverUrl: `http://127.0.0.1:${rest.port}`, caFile: join(dir, 'tls', 'cert.pem'), tunnel: `127.0.0.1:${tunnels.port}`, dir, workers });
+    stops.push(() => fleet.stop());
+    await until(() => fleet.upCount() === runtimes, upWithinMs, () => `${fleet.upCount()}/${runtimes} tunnels up; ${fleet.failures.slice(0, 3).join('; ')}`, 200);
+    const ids = keys.map((_, i) => `${prefix}-${String(i).padStart(5, '0')}`);
+    return { replicas, tunnels, fleet, ids, auth: { authorization: `Bearer ${issuer.token(email)}` }, coldSeconds: (Date.now() - started) / 1000, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+module.exports = { onlineCount, rehome, startBalancer, startNats, startReplicaFleet, startReplicas, startTunnelFleet, until };

@@ -19,7 +19,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { startIssuer } = require('./device-listing');
 const { pull, push, startSink } = require('./forward');
-const { rehome, startBalancer, startNats, startReplicas, startTunnelFleet, until } = require('./replica-fleet');
+const { rehome, startBalancer, startNats, startReplicaFleet, startReplicas, until } = require('./replica-fleet');
 const { request, seedDevices } = require('./server-process');
 const { percentile, rounds, ROUNDS, spread } = require('./spread');
 
@@ -116,24 +116,10 @@ async function scale(issuer) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-replica-scale-'));
   const stops = [];
   try {
-    const keys = await seedDevices(join(dir, 'svc.sqlite'), TUNNELS, EMAIL, 'rs');
-    const ids = keys.map((_, i) => `rs-${String(i).padStart(5, '0')}`);
-    const auth = { authorization: `Bearer ${issuer.token(EMAIL)}` };
-    const nats = await startNats();
-    stops.push(() => nats.stop());
-    const replicas = await startReplicas(dir, issuer, nats.url, 3);
-    stops.push(() => Promise.all(replicas.map((r) => r.stop())));
-    const live = () => replicas.filter((r) => r.alive());
-    const tunnels = await startBalancer(() => live().map((r) => r.tunnelPort));
-    stops.push(() => tunnels.close());
-    const rest = await startBalancer(() => live().map((r) => r.restPort));
-    stops.push(() => rest.close());
-    const started = Date.now();
-    const fleet = startTunnelFleet({ keys, serverUrl: `http://127.0.0.1:${rest.port}`, caFile: join(dir, 'tls', 'cert.pem'), tunnel: `127.0.0.1:${tunnels.port}`, dir });
-    stops.push(() => fleet.stop());
-    await until(() => fleet.upCount() === TUNNELS, 300_000, () => `${fleet.upCount()}/${TUNNELS} up; ${fleet.failures.slice(0, 3).join('; ')}`, 200);
-    const coldS = (Date.now() - started) / 1000;
-    console.log(`scale: 3 replicas, ${TUNNELS} tunnel clients (runtime tunnel loop only) behind a round-robin balancer, all up from cold in ${coldS.toFixed(1)} s; ${ROUNDS} rounds, median (min–max)`);
+    const world = await startReplicaFleet({ dir, issuer, runtimes: TUNNELS, email: EMAIL, prefix: 'rs', upWithinMs: 300_000 });
+    stops.push(() => world.stop());
+    const { replicas, tunnels, fleet, ids, auth } = world;
+    console.log(`scale: 3 replicas, ${TUNNELS} tunnel clients (runtime tunnel loop only) behind a round-robin balancer, all up from cold in ${world.coldSeconds.toFixed(1)} s; ${ROUNDS} rounds, median (min–max)`);
     const figures = await rounds(async (i) => {
       const victim = replicas[i % replicas.length];
       const witness = replicas[(i + 1) % replicas.length];

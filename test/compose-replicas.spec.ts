@@ -1,8 +1,8 @@
 /**
  * docker-compose.replicas.yml parses (YAML with merge keys, as Compose reads it; `docker compose`
- * is not installed here) and wires what docs/self-hosting.md says: NATS with JetStream, two replicas
- * on one NATS_URL with their own REPLICA_ID and PEER_ADDRESS, and HAProxy balancing both replicas'
- * tunnel and REST ports from deploy/haproxy.cfg.
+ * is not installed here) and wires what docs/self-hosting.md says: NATS with JetStream, three
+ * replicas on one NATS_URL with their own REPLICA_ID and PEER_ADDRESS, and HAProxy balancing every
+ * replica's tunnel and REST ports from deploy/haproxy.cfg.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,14 +16,15 @@ interface Service {
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
+  depends_on?: string[];
 }
 
 describe('docker-compose.replicas.yml', () => {
   const compose = parse(readFileSync(join(ROOT, 'docker-compose.replicas.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
   const { services } = compose;
-  const replicas = ['server-a', 'server-b'];
+  const replicas = ['server-a', 'server-b', 'server-c'];
 
-  it('runs NATS with JetStream and two replicas on it, each its own id and peer address, one SERVER_SECRET', () => {
+  it('runs NATS with JetStream and three replicas on it, each its own id and peer address, one SERVER_SECRET', () => {
     expect(services.nats.command).toContain('-js');
     const envs = replicas.map((name) => services[name].environment!);
     for (const [i, env] of envs.entries()) {
@@ -31,11 +32,12 @@ describe('docker-compose.replicas.yml', () => {
       expect(env.PEER_ADDRESS).toBe(replicas[i]);
       expect(env.DB_URI).toMatch(/^mongodb:\/\/mongo:27017\//);
     }
-    expect(new Set(envs.map((env) => env.REPLICA_ID)).size).toBe(2);
-    expect(envs[0].SERVER_SECRET).toBe(envs[1].SERVER_SECRET);
+    expect(new Set(envs.map((env) => env.REPLICA_ID)).size).toBe(replicas.length);
+    expect(new Set(envs.map((env) => env.SERVER_SECRET)).size).toBe(1);
   });
 
-  it('puts HAProxy in front of both replicas (tunnel 8084 and REST 8085), from a config file that exists', () => {
+  it('puts HAProxy in front of every replica (tunnel 8084 and REST 8085), from a config file that exists', () => {
+    expect(services.haproxy.depends_on).toEqual(replicas);
     const mount = services.haproxy.volumes!.find((v) => v.endsWith(':/usr/local/etc/haproxy/haproxy.cfg:ro'))!;
     const file = join(ROOT, mount.split(':')[0]);
     expect(existsSync(file)).toBe(true);

@@ -21,6 +21,11 @@ import { REPLICA_LIVENESS_TTL_MS } from '../apps/server/src/replicas/nats-tunnel
 const ALICE = 'alice@replica-failover.test';
 const DEVICE = 'fo-1';
 const STRANDED = 'fo-2';
+/**
+ * Room a loaded 2-core machine needs on top of each bound: the test's own status request and the
+ * 100 ms between looks, and this process's event loop (replica A runs in it) running late.
+ */
+const MARGIN_MS = 1_500;
 
 describe('replicas on NATS: kill -9 of the holder', () => {
   let nats: NatsServerHandle;
@@ -80,18 +85,22 @@ describe('replicas on NATS: kill -9 of the holder', () => {
     const killedAt = Date.now();
     replicas.b.child.kill('SIGKILL');
     const answer = await inFlight;
-    // Well before the command's 60 s: the broken hop ends the call.
-    expect(Date.now() - killedAt).toBeLessThan(30_000);
+    // At once, not at the command's 60 s: the killed process's sockets close, which ends the hop (measured: ~20 ms).
+    expect(Date.now() - killedAt).toBeLessThan(MARGIN_MS);
     expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE', message: expect.any(String), requestId: expect.any(String) });
 
     // A device B held that nothing re-homes (its runtime dialed B directly) reads offline on A once
-    // B's heartbeat is overdue: B's silence, not a goodbye, told A.
+    // B's heartbeat is overdue: B's silence, not a goodbye, told A. Within the TTL of the kill: B's
+    // last heartbeat came before it, and A counts the TTL from that beat.
+    let offlineAt = 0;
     const offline = await eventually('A to read the stranded device offline', async () => {
+      const asked = Date.now();
       const status = (await replicas.a.api.get(`/devices/${STRANDED}/status`, alice)).body;
+      offlineAt = asked;
       return status.status === 'offline' && status;
     });
     expect(offline).toMatchObject({ status: 'offline', health: 'unreachable' });
-    expect(Date.now() - killedAt).toBeLessThan(REPLICA_LIVENESS_TTL_MS + 10_000);
+    expect(offlineAt - killedAt).toBeLessThan(REPLICA_LIVENESS_TTL_MS + MARGIN_MS);
     expect((await replicas.a.api.post('/api/exec', { device: STRANDED, command: ['true'] }, alice)).body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
 
     // The runtime behind the balancer lost its tunnel with B and reconnected; the balancer now reaches A.

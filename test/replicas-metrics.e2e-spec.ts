@@ -1,8 +1,9 @@
 /**
  * GET /metrics (Prometheus text, prom-client) on each replica: refused without credentials and to
  * a user who is not a server administrator, answered with the admin key; its numbers follow what
- * happens: a tunnel coming up on B, an exec through A (a peer hop) and on B, a registration request
- * waiting, NATS connected.
+ * happens: a tunnel coming up on B (by carrier), an exec through A (a peer hop) and on B, a
+ * registration request waiting, the device's deployment reports (on B, its holder), NATS connected,
+ * halted and back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ import { eventually } from './fixtures/eventually';
 import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
 import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
 import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { deployRequest, serviceJob } from './fixtures/deployments';
+import { RuntimeProcess, startRuntimeProcess, TEST_CARRIER } from './fixtures/runtime-process';
 import { registerDevice, requestRegistration, TEST_ADMIN_KEY } from './fixtures/test-server';
 
 const ALICE = 'alice@replica-metrics.test';
@@ -83,6 +85,10 @@ describe('replicas on NATS: GET /metrics', () => {
     const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
     runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
     await eventually('B to count the tunnel', async () => sample(await scrape(replicas.b.api), 'svc_tunnels', { replica: 'replica-b' }) === 1);
+    // By carrier: the one the runtime dialled (TCP, or QUIC with SVC_TEST_CARRIER=quic), none on the other.
+    const tunnelsB = await scrape(replicas.b.api);
+    const other = TEST_CARRIER === 'tcp' ? 'quic' : 'tcp';
+    expect([sample(tunnelsB, 'svc_tunnels', { replica: 'replica-b', carrier: TEST_CARRIER }), sample(tunnelsB, 'svc_tunnels', { replica: 'replica-b', carrier: other })]).toEqual([1, 0]);
     expect(sample(await scrape(replicas.a.api), 'svc_tunnels', { replica: 'replica-a' })).toBe(0);
     await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
 
@@ -110,5 +116,30 @@ describe('replicas on NATS: GET /metrics', () => {
     const pending = sample(localB, 'svc_registrations_pending');
     await requestRegistration(replicas.a, 'metrics-waiting', `user:${ALICE}`);
     expect(sample(await scrape(replicas.b.api), 'svc_registrations_pending')).toBe(pending + 1);
+  });
+
+  it('counts the deployment reports of the device B holds on B, by status and kept', async () => {
+    const before = await scrape(replicas.b.api);
+    const job = serviceJob('metrics-job', { steps: [{ name: 'main', run: 'exec sleep 600' }] });
+    expect((await replicas.a.api.post(`/devices/${DEVICE}/deployments/jobs`, deployRequest([job]), alice)).status).toBe(200);
+    // The device reports on its deployment channel, which its holder (B) serves.
+    const after = await eventually('B to count a report of the running deployment', async () => {
+      const text = await scrape(replicas.b.api);
+      return sample(text, 'svc_deployment_reports_total', { status: 'running', kept: 'true' }) > sample(before, 'svc_deployment_reports_total', { status: 'running', kept: 'true' }) && text;
+    });
+    expect(sample(after, 'svc_deployment_reports_total', { kept: 'false' })).toBe(sample(before, 'svc_deployment_reports_total', { kept: 'false' }));
+    expect(sample(await scrape(replicas.a.api), 'svc_deployment_reports_total')).toBe(0);
+  });
+
+  it('reads svc_nats_connected 0 on both replicas while NATS is halted, and 1 once it is back', async () => {
+    const connected = async () => [sample(await scrape(replicas.a.api), 'svc_nats_connected'), sample(await scrape(replicas.b.api), 'svc_nats_connected')];
+    expect(await connected()).toEqual([1, 1]);
+    await nats.halt();
+    try {
+      await eventually('both replicas to say NATS is gone', async () => JSON.stringify(await connected()) === '[0,0]');
+    } finally {
+      await nats.restart();
+    }
+    await eventually('both replicas to say NATS is back', async () => JSON.stringify(await connected()) === '[1,1]');
   });
 });

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // The bench's JavaScript modules, shared with `npm run bench` (section replicas).
-const { rehome, startBalancer, startNats, startReplicas, startTunnelFleet, until } = require('../bench/replica-fleet');
+const { rehome, startReplicaFleet } = require('../bench/replica-fleet');
 const { startIssuer } = require('../bench/device-listing');
-const { seedDevices } = require('../bench/server-process');
 
 const RUNTIMES = Number(process.env.REPLICA_SCALE_RUNTIMES ?? 3000);
 /** Issue 18's bound for the killed replica's devices to be online again. */
@@ -32,21 +31,9 @@ describe('replicas on NATS at scale: 3 replicas, a fleet, one replica killed', (
   beforeAll(async () => {
     const issuer = await startIssuer();
     stops.push(() => issuer.close());
-    const keys: string[] = await seedDevices(join(dir, 'svc.sqlite'), RUNTIMES, EMAIL, 'sc');
-    ids = keys.map((_, i) => `sc-${String(i).padStart(5, '0')}`);
-    auth = { authorization: `Bearer ${issuer.token(EMAIL)}` };
-    const nats = await startNats();
-    stops.push(() => nats.stop());
-    replicas = await startReplicas(dir, issuer, nats.url, 3);
-    stops.push(() => Promise.all(replicas.map((replica) => replica.stop())));
-    const live = () => replicas.filter((replica) => replica.alive());
-    tunnels = await startBalancer(() => live().map((replica) => replica.tunnelPort));
-    stops.push(() => tunnels.close());
-    const rest = await startBalancer(() => live().map((replica) => replica.restPort));
-    stops.push(() => rest.close());
-    fleet = startTunnelFleet({ keys, serverUrl: `http://127.0.0.1:${rest.port}`, caFile: join(dir, 'tls', 'cert.pem'), tunnel: `127.0.0.1:${tunnels.port}`, dir });
-    stops.push(() => fleet.stop());
-    await until(() => fleet.upCount() === RUNTIMES, 240_000, () => `${fleet.upCount()}/${RUNTIMES} tunnels up; ${fleet.failures.slice(0, 3).join('; ')}`, 200);
+    const world = await startReplicaFleet({ dir, issuer, runtimes: RUNTIMES, email: EMAIL, prefix: 'sc', upWithinMs: 240_000 });
+    stops.push(() => world.stop());
+    ({ replicas, fleet, tunnels, ids, auth } = world);
   }, 300_000);
 
   afterAll(async () => {

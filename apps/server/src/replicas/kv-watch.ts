@@ -19,6 +19,8 @@ export async function watchBucket(kv: KV, apply: (entry: KvEntry, live: boolean)
   void (async () => {
     try {
       for await (const entry of iterator) {
+        // Entries already queued when the watch was stopped belong to a copy that is being replaced.
+        if (stopped) break;
         try {
           apply(entry, live);
         } catch (err) {

@@ -1,5 +1,6 @@
 import type { KV, NatsConnection } from 'nats';
 import { TICKET_TTL_MS, TicketStore } from '../common/ticket-store';
+import { KvBucket } from './kv-bucket';
 
 const WRONG_LAST_SEQUENCE = 10071;
 /** What a spent ticket's entry holds until the bucket's age limit drops it. */
@@ -18,7 +19,10 @@ export class NatsTicketStore extends TicketStore {
   }
 
   static async open(nc: NatsConnection, namespace = 'svc'): Promise<NatsTicketStore> {
-    return new NatsTicketStore(await nc.jetstream().views.kv(`${namespace}_tickets`, { history: 1, ttl: TICKET_TTL_MS }));
+    const bucket = await KvBucket.open(nc, `${namespace}_tickets`, { history: 1, ttl: TICKET_TTL_MS });
+    // NATS back without its store: the bucket is created again (the tickets in it, a minute's worth at most, are gone).
+    bucket.followReconnects(async () => undefined);
+    return new NatsTicketStore(bucket.kv);
   }
 
   async put(hash: string, value: string): Promise<void> {

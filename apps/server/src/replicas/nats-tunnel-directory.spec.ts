@@ -16,8 +16,8 @@ beforeAll(async () => {
 afterAll(() => nats?.stop());
 
 /** A replica's directory on its own connection; `crash` drops the connection as a killed process would (no goodbye). */
-async function replica(options: NatsTunnelDirectoryOptions): Promise<{ directory: NatsTunnelDirectory; nc: NatsConnection; crash(): Promise<void>; close(): Promise<void> }> {
-  const nc = await connect({ servers: nats.url });
+async function replica(options: NatsTunnelDirectoryOptions, server = nats): Promise<{ directory: NatsTunnelDirectory; nc: NatsConnection; crash(): Promise<void>; close(): Promise<void> }> {
+  const nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   const directory = await NatsTunnelDirectory.open(nc, options);
   return {
     directory,
@@ -173,6 +173,47 @@ describe('NatsTunnelDirectory: replica liveness', () => {
       await nats.restart();
       await a.close();
       await b.close();
+    }
+  });
+});
+
+describe('NatsTunnelDirectory: NATS back without its store', () => {
+  it('creates the buckets again, rebuilds each copy from the new one and writes every tunnel each replica holds again', async () => {
+    const server = await startNatsServer();
+    const namespace = `w${randomUUID().slice(0, 8)}`;
+    const options = { namespace, heartbeatMs: 300, livenessTtlMs: 1_500 };
+    const a = await replica({ replicaId: 'replica-a', peerAddress: 'a:8087', ...options }, server);
+    const b = await replica({ replicaId: 'replica-b', peerAddress: 'b:8087', ...options }, server);
+    const replicas = [a];
+    try {
+      await a.directory.connected('d1', 'replica-a', T0, { carrier: 'tcp' });
+      await b.directory.connected('d2', 'replica-b', T0, { carrier: 'quic', carrierNote: 'udp ok' });
+      await b.directory.connected('d3', 'replica-b', T0, { carrier: 'tcp' });
+      await b.directory.lost('d3', 'replica-b', new Date(T0.getTime() + 1000));
+      await eventuallyLocated(a.directory, 'd2', 'connected');
+      await eventuallyLocated(b.directory, 'd1', 'connected');
+
+      await server.halt();
+      await server.restart({ wipe: true });
+      const expected = {
+        d1: { state: 'connected', holder: 'replica-a', carrier: 'tcp', connectedAt: T0 },
+        d2: { state: 'connected', holder: 'replica-b', carrier: 'quic', carrierNote: 'udp ok', connectedAt: T0 },
+      };
+      // In the new bucket, not only in the copies: a replica that starts now reads them.
+      const c = await replica({ replicaId: 'replica-c', peerAddress: 'c:8087', ...options }, server);
+      replicas.push(c);
+      for (const deviceId of Object.keys(expected)) await eventuallyLocated(c.directory, deviceId, 'connected', 10_000);
+      expect(Object.fromEntries(await c.directory.locate(['d1', 'd2', 'd3']))).toEqual(expected);
+      // Past the liveness TTL twice over, both still read each other's tunnels: the heartbeats go to a new bucket too.
+      await new Promise((resolve) => setTimeout(resolve, 2 * options.livenessTtlMs));
+      for (const { directory } of [a, b]) expect(Object.fromEntries(await directory.locate(['d1', 'd2']))).toEqual(expected);
+      // The copies follow the new bucket: a change made now reaches the other replica.
+      await a.directory.lost('d1', 'replica-a', new Date(T0.getTime() + 2000));
+      await eventuallyLocated(b.directory, 'd1', 'lost');
+    } finally {
+      for (const r of replicas) await r.close();
+      await b.close();
+      await server.stop();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { KV, KvEntry, NatsConnection } from 'nats';
 import { TunnelDirectory, type TunnelLink, type TunnelLocation } from '../relay/tunnel-directory';
+import { KvBucket } from './kv-bucket';
 import { watchBucket } from './kv-watch';
 import { ReplicaLiveness } from './replica-liveness';
 
@@ -49,19 +50,32 @@ export class NatsTunnelDirectory extends TunnelDirectory {
   private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly unwritten = new Map<string, Intent>();
+  /** The tunnels this replica holds, as it last wrote them: written again when NATS comes back without them. */
+  private readonly held = new Map<string, StoredEntry & { state: 'connected' }>();
+  /**
+   * What the bucket NATS lost said, read for one liveness TTL after it was found lost (for a device
+   * the new bucket has no entry for yet): by then every live replica has written its tunnels again,
+   * so a device held elsewhere does not read offline meanwhile.
+   */
+  private carried = new Map<string, StoredEntry>();
+  private carriedUntil = 0;
   private readonly takeoverListeners: ((deviceId: string, holder: string, since: Date) => void)[] = [];
   private readonly logger = new Logger('NatsTunnelDirectory');
 
   private constructor(
-    private readonly kv: KV,
+    private readonly bucket: KvBucket,
     readonly liveness: ReplicaLiveness,
   ) {
     super();
   }
 
+  private get kv(): KV {
+    return this.bucket.kv;
+  }
+
   static async open(nc: NatsConnection, options: NatsTunnelDirectoryOptions): Promise<NatsTunnelDirectory> {
     const namespace = options.namespace ?? 'svc';
-    const kv = await nc.jetstream().views.kv(`${namespace}_tunnels`, { history: 1 });
+    const bucket = await KvBucket.open(nc, `${namespace}_tunnels`, { history: 1 });
     const liveness = await ReplicaLiveness.start(nc, {
       bucket: `${namespace}_replicas`,
       replicaId: options.replicaId,
@@ -69,23 +83,27 @@ export class NatsTunnelDirectory extends TunnelDirectory {
       heartbeatMs: options.heartbeatMs ?? REPLICA_HEARTBEAT_MS,
       ttlMs: options.livenessTtlMs ?? REPLICA_LIVENESS_TTL_MS,
     });
-    const directory = new NatsTunnelDirectory(kv, liveness);
-    directory.stopWatch = await watchBucket(kv, (entry) => directory.apply(entry), (err) => directory.logger.error(`tunnel directory watch: ${err.message}`));
+    const directory = new NatsTunnelDirectory(bucket, liveness);
+    await directory.watch();
     await directory.releaseStale(options.replicaId);
-    void directory.reassertOnReconnect(nc);
+    bucket.followReconnects((recreated) => directory.back(recreated));
     return directory;
   }
 
   connected(deviceId: string, holder: string, connectedAt: Date, link: TunnelLink): Promise<void> {
     const entry = { deviceId, state: 'connected' as const, holder, since: connectedAt.toISOString(), carrier: link.carrier, ...(link.carrierNote === undefined ? {} : { carrierNote: link.carrierNote }) };
+    if (holder === this.liveness.replicaId) this.held.set(deviceId, entry);
+    else this.held.delete(deviceId);
     return this.write(deviceId, { kind: 'connected', entry });
   }
 
   lost(deviceId: string, holder: string, at: Date): Promise<void> {
+    if (holder === this.liveness.replicaId) this.held.delete(deviceId);
     return this.write(deviceId, { kind: 'lost', holder, at });
   }
 
   forget(deviceId: string): Promise<void> {
+    this.held.delete(deviceId);
     return this.write(deviceId, { kind: 'forget' });
   }
 
@@ -134,7 +152,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
         else if (intent.kind === 'lost') found.set(id, { state: 'lost', since: intent.at });
         continue;
       }
-      const entry = this.cache.get(id)?.entry;
+      const entry = this.entryOf(id);
       if (entry) found.set(id, this.locationOf(entry));
     }
     return found;
@@ -146,7 +164,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
 
   /** Where to reach a device another live replica holds (its peer address), from this replica's copy; null otherwise. */
   peerHolding(deviceId: string): { holder: string; peerAddress: string; carrier: TunnelLink['carrier'] } | null {
-    const entry = this.cache.get(deviceId)?.entry;
+    const entry = this.entryOf(deviceId);
     if (entry?.state !== 'connected' || entry.holder === this.liveness.replicaId) return null;
     const peerAddress = this.liveness.peerAddressOf(entry.holder);
     return peerAddress === null ? null : { holder: entry.holder, peerAddress, carrier: entry.carrier };
@@ -161,6 +179,7 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_FLUSH_MS)))]);
     clearTimeout(timer);
+    this.bucket.close();
     this.stopWatch?.();
     await this.liveness.stop();
   }
@@ -180,21 +199,40 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     return running;
   }
 
-  /** NATS back (restarted, or the link healed): the writes it missed land now, oldest first. */
-  private async reassertOnReconnect(nc: NatsConnection): Promise<void> {
-    for await (const status of nc.status()) {
-      if (status.type !== 'reconnect' || this.closed) continue;
-      const missed = [...this.unwritten];
-      for (const [deviceId, intent] of missed) {
-        try {
-          await this.perform(deviceId, intent);
-          if (this.unwritten.get(deviceId) === intent) this.unwritten.delete(deviceId);
-        } catch (err) {
-          this.logger.warn(`device ${deviceId}: its entry could not be written again yet: ${(err as Error).message}`);
-        }
+  /**
+   * NATS back (restarted, or the link healed). On the same store, the writes it missed land now,
+   * oldest first. Without its store (the bucket is new), this replica's copy starts over from the
+   * new bucket and every tunnel it holds is written again first, with its own time, so none reads
+   * offline anywhere (each replica does the same for its own).
+   */
+  private async back(recreated: boolean): Promise<void> {
+    if (recreated) await this.rebuild();
+    const missed = [...this.unwritten];
+    for (const [deviceId, intent] of missed) {
+      try {
+        await this.perform(deviceId, intent);
+        if (this.unwritten.get(deviceId) === intent) this.unwritten.delete(deviceId);
+      } catch (err) {
+        this.logger.warn(`device ${deviceId}: its entry could not be written again yet: ${(err as Error).message}`);
       }
-      if (missed.length > 0) this.logger.log(`wrote ${missed.length} tunnel change(s) made while NATS was away`);
     }
+    if (missed.length > 0) this.logger.log(`wrote ${missed.length} tunnel change(s) made while NATS was away`);
+  }
+
+  private async rebuild(): Promise<void> {
+    this.stopWatch?.();
+    this.carried = new Map([...this.cache].flatMap(([deviceId, { entry }]) => (entry ? [[deviceId, entry] as const] : [])));
+    this.carriedUntil = Date.now() + this.liveness.ttlMs;
+    this.cache.clear();
+    // Written before the watch starts: until they land, this replica's own answers follow them (intents).
+    const writes = [...this.held].map(([deviceId, entry]) => this.write(deviceId, { kind: 'connected', entry }).catch((err: Error) => this.logger.warn(`device ${deviceId}: its entry could not be written again yet: ${err.message}`)));
+    await this.watch();
+    await Promise.all(writes);
+    this.logger.log(`tunnel directory rebuilt from a new bucket: ${writes.length} tunnel(s) held here written again`);
+  }
+
+  private async watch(): Promise<void> {
+    this.stopWatch = await watchBucket(this.kv, (entry) => this.apply(entry), (err) => this.logger.error(`tunnel directory watch: ${err.message}`));
   }
 
   /**
@@ -206,6 +244,16 @@ export class NatsTunnelDirectory extends TunnelDirectory {
     const stale = [...this.cache].filter(([, cached]) => cached.entry?.state === 'connected' && cached.entry.holder === replicaId).map(([deviceId]) => deviceId);
     for (const deviceId of stale) await this.markLost(deviceId, replicaId, now);
     if (stale.length > 0) this.logger.log(`marked ${stale.length} tunnel(s) left from this replica's previous run lost`);
+  }
+
+  /** The new bucket's entry once it has one (null: deleted), else, for a while after NATS lost its store, the old one's. */
+  private entryOf(deviceId: string): StoredEntry | null | undefined {
+    const cached = this.cache.get(deviceId);
+    if (cached) return cached.entry;
+    if (this.carried.size === 0) return undefined;
+    if (Date.now() < this.carriedUntil) return this.carried.get(deviceId);
+    this.carried.clear();
+    return undefined;
   }
 
   private locationOf(entry: StoredEntry): TunnelLocation {

@@ -8,7 +8,7 @@ export const PEER_CONNECT_TIMEOUT_MS = 5_000;
  * Each open connection is pinged this often; one whose ping goes unanswered for PEER_DEAD_AFTER_MS
  * (a partition, a stopped process) is destroyed, failing its streams, instead of leaving them hanging.
  */
-const PEER_PING_MS = 2_000;
+export const PEER_PING_MS = 2_000;
 export const PEER_DEAD_AFTER_MS = 5_000;
 
 /**

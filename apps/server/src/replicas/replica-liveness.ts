@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { KV, KvEntry, NatsConnection } from 'nats';
+import type { KvEntry, NatsConnection } from 'nats';
+import { KvBucket } from './kv-bucket';
 import { watchBucket } from './kv-watch';
 
 export interface ReplicaLivenessOptions {
@@ -37,15 +38,23 @@ export class ReplicaLiveness {
   private readonly logger = new Logger('ReplicaLiveness');
 
   private constructor(
-    private readonly kv: KV,
+    private readonly bucket: KvBucket,
     private readonly options: ReplicaLivenessOptions,
   ) {}
 
   static async start(nc: NatsConnection, options: ReplicaLivenessOptions): Promise<ReplicaLiveness> {
-    const kv = await nc.jetstream().views.kv(options.bucket, { history: 1, ttl: options.ttlMs });
-    const liveness = new ReplicaLiveness(kv, options);
+    const bucket = await KvBucket.open(nc, options.bucket, { history: 1, ttl: options.ttlMs });
+    const liveness = new ReplicaLiveness(bucket, options);
     await liveness.beat();
-    liveness.stopWatch = await watchBucket(kv, (entry, live) => liveness.apply(entry, live), (err) => liveness.logger.error(`replica heartbeat watch ended: ${err.message}`));
+    await liveness.watch();
+    // NATS back without its store: beat into the new bucket at once and watch it from its start
+    // (the replicas heard before stay heard until their TTL: they beat into the new bucket too).
+    bucket.followReconnects(async (recreated) => {
+      if (!recreated) return;
+      liveness.stopWatch?.();
+      await liveness.beat();
+      await liveness.watch();
+    });
     liveness.timer = setInterval(() => void liveness.beat().catch((err: Error) => liveness.logger.warn(`heartbeat failed: ${err.message}`)), options.heartbeatMs);
     liveness.timer.unref();
     void liveness.followConnection(nc);
@@ -54,6 +63,11 @@ export class ReplicaLiveness {
 
   get replicaId(): string {
     return this.options.replicaId;
+  }
+
+  /** How long a replica not heard from still counts as alive. */
+  get ttlMs(): number {
+    return this.options.ttlMs;
   }
 
   /** This replica, and any other heard from within the TTL. */
@@ -79,8 +93,9 @@ export class ReplicaLiveness {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.bucket.close();
     this.stopWatch?.();
-    await this.kv.delete(this.options.replicaId).catch((err: Error) => this.logger.warn(`could not withdraw the heartbeat: ${err.message}`));
+    await this.bucket.kv.delete(this.options.replicaId).catch((err: Error) => this.logger.warn(`could not withdraw the heartbeat: ${err.message}`));
   }
 
   private async followConnection(nc: NatsConnection): Promise<void> {
@@ -97,7 +112,11 @@ export class ReplicaLiveness {
 
   private async beat(): Promise<void> {
     const heartbeat: Heartbeat = { peerAddress: this.options.peerAddress };
-    await this.kv.put(this.options.replicaId, JSON.stringify(heartbeat));
+    await this.bucket.kv.put(this.options.replicaId, JSON.stringify(heartbeat));
+  }
+
+  private async watch(): Promise<void> {
+    this.stopWatch = await watchBucket(this.bucket.kv, (entry, live) => this.apply(entry, live), (err) => this.logger.error(`replica heartbeat watch ended: ${err.message}`));
   }
 
   private apply(entry: KvEntry, live: boolean): void {

@@ -25,6 +25,16 @@ interface TransactionContext {
 // Conditions in which the store cannot answer, as opposed to a bad statement.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB)/;
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * How long a statement waits for the write lock another process holds (replicas sharing the file)
+ * before failing with SQLITE_BUSY (503 STORAGE_UNAVAILABLE). better-sqlite3 waits synchronously,
+ * freezing this process's event loop meanwhile, so the wait stays short of what would make the
+ * other replicas count this one gone: its heartbeat every 2 s against a 6 s TTL, and its peer
+ * connections, pinged every 2 s and dropped after 5 s unanswered. Honest contention costs
+ * milliseconds (a write transaction here lasts a few); a process that holds the lock longer is
+ * stopped or stuck, and waiting longer for it would only spread its stall.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 2_000;
 
 export class EmbeddedStorage extends Storage {
   readonly kind = 'embedded' as const;
@@ -59,7 +69,7 @@ export class EmbeddedStorage extends Storage {
       if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
     }
     const Sqlite = loadSqliteDriver();
-    const db = new Sqlite(file);
+    const db = new Sqlite(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     try {
       db.pragma('journal_mode = WAL');
       db.transaction(() => defs.forEach((def) => createCollection(db, def)))();
