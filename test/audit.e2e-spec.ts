@@ -165,15 +165,14 @@ describe('audit logs', () => {
     expect((await server.api.post('/users/chief@elsewhere.test/admin', undefined, server.admin)).status).toBe(200);
     expect((await server.api.post('/users/pend@elsewhere.test/reset-subject', undefined, server.admin)).status).toBe(200);
     // An authorized exec attempt is audited even when the device has no tunnel (503 DEVICE_OFFLINE).
-    const offline = { ok: false, error: { status: 503 } };
-    expect(await owner.attempt('device_exec', { device: 'aud-1', command: ['true'] })).toMatchObject(offline);
+    await expectRefused(owner.run('device_exec', { device: 'aud-1', command: ['true'] }), 503);
     // So are file reads and writes, forwards, shells and container-engine connections. (A sync's summary counts transfers that
     // happened, so it needs an online device: test/files.e2e-spec.ts checks it.)
-    expect(await owner.attempt('device_ls', { path: 'aud-1:/tmp' })).toMatchObject(offline);
+    await expectRefused(owner.run('device_ls', { path: 'aud-1:/tmp' }), 503);
     const local = mkdtempSync(join(tmpdir(), 'svc-audit-'));
     try {
       writeFileSync(join(local, 'x'), 'hi');
-      expect(await owner.attempt('device_cp', { source: join(local, 'x'), dest: 'aud-1:/tmp/x' })).toMatchObject(offline);
+      await expectRefused(owner.run('device_cp', { source: join(local, 'x'), dest: 'aud-1:/tmp/x' }), 503);
     } finally {
       rmSync(local, { recursive: true, force: true });
     }
@@ -195,7 +194,7 @@ describe('audit logs', () => {
     await owner.run('device_deployment_activate', { device, deployment_id: copy });
     await owner.run('device_undeploy', { device, job_id: 'web' });
     await owner.run('device_deployment_rm', { device, deployment_id: deployment });
-    await expectRefused(owner.client.deploymentLogs(device, 'web'), 503, 'DEVICE_OFFLINE');
+    await expectRefused(owner.client.deploymentLogs(device, 'web'), 503);
 
     await owner.run('device_rename', { device, name: 'aud one' });
 
