@@ -10,7 +10,7 @@ const { existsSync, mkdtempSync, rmSync } = require('node:fs');
 const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { freePort, request, seedDevices, serverEnv, sleep, startServer } = require('./server-process');
+const { freePort, request, seedDevices, serverEnv, sleep, startServer, until } = require('./server-process');
 
 /** Debian installs nats-server in /usr/sbin, which is not on every user's PATH. */
 function natsServerBinary() {
@@ -153,15 +153,6 @@ function startTunnelFleet({ keys, serverUrl, caFile, tunnel, dir, workers = 4 })
     await Promise.all(fleet.children.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)))));
   };
   return fleet;
-}
-
-/** Resolves once `check()` is true, polling every `everyMs`; rejects after `deadlineMs` with `describe()`. */
-async function until(check, deadlineMs, describe, everyMs = 100) {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > deadlineMs) throw new Error(`not within ${deadlineMs / 1000} s: ${describe()}`);
-    await sleep(everyMs);
-  }
 }
 
 /** How many of `ids` `replica` lists online (device_status, batches of 100). */

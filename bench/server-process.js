@@ -12,6 +12,12 @@ const ROOT = join(__dirname, '..');
 const dist = (path) => require(join(ROOT, 'apps/server/dist', path));
 const sleep = (t) => new Promise((resolve) => setTimeout(resolve, t));
 
+/*
+ * The bench's own copies of test/fixtures' freePort (free-port.ts) and eventually (eventually.ts,
+ * here `until`): the bench is plain JavaScript that `node bench/run.js` runs on the machine's Node
+ * (20, no TypeScript loader), so it cannot load test/fixtures; the tests, run by Jest, use those.
+ * replicas-scale.e2e-spec.ts reaches these through the bench modules it shares.
+ */
 function freePort() {
   return new Promise((resolve) => {
     const probe = net.createServer().listen(0, '127.0.0.1', () => {
@@ -19,6 +25,15 @@ function freePort() {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** Resolves once `check()` is true, polling every `everyMs`; rejects after `deadlineMs` with `describe()`. */
+async function until(check, deadlineMs, describe, everyMs = 100) {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > deadlineMs) throw new Error(`not within ${deadlineMs / 1000} s: ${describe()}`);
+    await sleep(everyMs);
+  }
 }
 
 /** Approved devices `<prefix>-00000…`, owned by `user:<email>`, as the server stores them; returns their API keys. */
@@ -95,4 +110,4 @@ async function startSeededServer(dir, issuer, { count, email, prefix, env: overr
   return { keys, env, server, serverUrl: `http://127.0.0.1:${env.REST_PORT}`, token, auth: { authorization: `Bearer ${token}` } };
 }
 
-module.exports = { freePort, request, seedDevices, serverEnv, sleep, startSeededServer, startServer };
+module.exports = { freePort, request, seedDevices, serverEnv, sleep, startSeededServer, startServer, until };

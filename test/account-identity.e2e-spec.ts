@@ -2,7 +2,8 @@
  * Who an access token makes you, against the real server: the account is bound to the issuer's
  * `sub` on first sign-in (another `sub` with the same e-mail is refused, an admin can reset the
  * binding, a new OAUTH_ISSUER binds afresh), e-mail claims follow the one e-mail rule, and the
- * key that seals pending API keys is the server secret under DATA_DIR, not ADMIN_KEY.
+ * key that seals pending API keys is the server secret under DATA_DIR, not ADMIN_KEY. /me and the
+ * users API (no catalog entries) are called raw, operations by name through the SDK.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,9 @@ import { AUDIT } from '../apps/server/src/storage/records';
 import { AuditWriter } from '../apps/server/src/audit/audit-writer';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { ApiResponse } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
+import { expectError, expectRefused } from './fixtures/expect-error';
 import { useFleet } from './fixtures/fleet';
+import { callerClient } from './fixtures/operation-client';
 import { accessTokenClaims, IdentityProviderHandle, signTokenWithProviderKey, startIdentityProvider } from './fixtures/oidc';
 import { startStubIssuer, StubIssuerHandle } from './fixtures/oidc-stub-issuer';
 import { pollRegistration, requestRegistration, startTestServer, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
@@ -33,7 +35,7 @@ describe('account binding to the issuer subject', () => {
     expect((await me(sam)).status).toBe(200);
     const impostor = as('sam@bind.test', 'somebody-else');
     expectError(await me(impostor), 403, 'ACCOUNT_SUBJECT_MISMATCH', /bound to another identity/);
-    expectError(await fleet.server.api.get('/devices', impostor), 403, 'ACCOUNT_SUBJECT_MISMATCH');
+    await expectRefused(fleet.client(impostor).run('devices_list', {}), 403, 'ACCOUNT_SUBJECT_MISMATCH');
     // The same sub with the address in other letter case is still sam.
     expect((await me(as('Sam@Bind.TEST', 'sam@bind.test'))).body).toMatchObject({ email: 'sam@bind.test' });
     expect((await me(sam)).status).toBe(200);
@@ -186,7 +188,8 @@ describe('the secret that seals pending API keys', () => {
     try {
       const owner = await first.login('owner@secret.test');
       requestId = await requestRegistration(first, 'sealed-dev', 'user:owner@secret.test');
-      expect((await first.api.post('/devices/approve', { request_id: requestId }, owner)).status).toBe(200);
+      const client = callerClient(first.url, owner);
+      await client.run('devices_approve', { device: requestId }).finally(() => client.close());
     } finally {
       await first.close();
     }

@@ -1,14 +1,15 @@
 /**
  * Audit entries over real HTTP: what each action records, ordering, since/until/max, single and
  * batch queries, retention (audit entries, reports, registration requests) driven by the server's
- * clock, and no secret ever written to an audit entry or a log line.
+ * clock, and no secret ever written to an audit entry or a log line. Operations are called by name
+ * through the SDK; the users API and /me (no catalog entries) are called raw.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { ApiResponse, Caller } from './fixtures/api-client';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deployRequest, serviceJob } from './fixtures/deployments';
-import { expectError } from './fixtures/expect-error';
-import { useFleet } from './fixtures/fleet';
+import { expectError, expectRefused } from './fixtures/expect-error';
+import { FleetUser, OperationClient, useFleet } from './fixtures/fleet';
 import { pollRegistration, requestRegistration, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
 import { DAY_MS } from '../apps/server/src/common/clock';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
@@ -36,28 +37,25 @@ describe('audit logs', () => {
     orgs: { audco: { owner: 'owner' } },
   });
   let server: TestServer;
-  let owner: Caller;
+  let owner: FleetUser;
   const apiKeys: string[] = [];
   const output: string[] = [];
-  const as = (email: string) => server.login(email);
   const now = () => server.clock.now().toISOString();
   const tick = (ms = 1000) => server.clock.advance(ms);
-  const logs = async (device: string, query = '', caller: Caller = owner): Promise<Entry[]> => {
-    const res = await server.api.get(`/devices/${device}/audit-logs${query}`, caller);
-    expect(res.status).toBe(200);
-    return res.body.logs;
-  };
+  /** GET …/audit-logs (device_audit_logs.one) with `query`. */
+  const logs = async (device: string, query: Record<string, unknown> = {}, caller: OperationClient = owner): Promise<Entry[]> =>
+    (await caller.route('device_audit_logs.one', { device, ...query })).logs;
 
-  async function register(deviceId: string, approver: Caller, ownerScope = 'user:owner@audit.test'): Promise<void> {
+  async function register(deviceId: string, approver: OperationClient, ownerScope = 'user:owner@audit.test'): Promise<void> {
     const requestId = await requestRegistration(server, deviceId, ownerScope);
     tick();
-    expect((await server.api.post('/devices/approve', { request_id: requestId }, approver)).status).toBe(200);
+    await approver.run('devices_approve', { device: requestId });
     apiKeys.push((await pollRegistration(server, requestId)).body.api_key);
   }
 
   beforeAll(() => {
     server = fleet.server;
-    owner = fleet.user('owner').caller;
+    owner = fleet.user('owner');
   });
   afterAll(() => {
     jest.restoreAllMocks();
@@ -68,14 +66,14 @@ describe('audit logs', () => {
     await register('aud-1', owner);
     at.push(now());
     for (const step of [
-      () => server.api.post('/devices/aud-1/access', { email_or_org_id: 'bob@audit.test', role: 'viewer' }, owner),
-      () => server.api.delete('/devices/aud-1/access/bob@audit.test', owner),
-      () => server.api.post('/orgs/audco/devices', { device: 'aud-1' }, owner),
-      () => server.api.delete('/orgs/audco/devices/aud-1', owner),
+      () => owner.run('device_access_add', { device: 'aud-1', email_or_org_id: 'bob@audit.test', role: 'viewer' }),
+      () => owner.run('device_access_remove', { device: 'aud-1', email_or_org_id: 'bob@audit.test' }),
+      () => owner.run('org_devices_add', { org_id: 'audco', device: 'aud-1' }),
+      () => owner.run('org_devices_remove', { org_id: 'audco', device: 'aud-1' }),
     ]) {
       tick();
       at.push(now());
-      expect((await step()).status).toBe(200);
+      await step();
     }
     const entries = await logs('aud-1');
     expect(entries).toEqual([
@@ -87,102 +85,98 @@ describe('audit logs', () => {
       { timestamp: at[0], user: 'device:aud-1', action: 'device.registration_requested', details: expect.stringContaining('user:owner@audit.test') },
     ]);
     for (const entry of entries) expect(Object.keys(entry).sort()).toEqual(['action', 'details', 'timestamp', 'user']);
-    const single = await server.api.post('/devices/audit-logs', { device: 'aud-1' }, owner);
-    expect(single.status).toBe(200);
-    expect(single.body).toEqual({ logs: entries });
+    expect(await owner.run('device_audit_logs', { device: 'aud-1' })).toEqual({ logs: entries });
   });
 
   it('filters by since (inclusive) and until (exclusive)', async () => {
     const entries = await logs('aud-1');
     const [t5, t4, t3, t2, t1, t0] = entries.map((e) => e.timestamp);
     const actions = (list: Entry[]) => list.map((e) => e.action);
-    expect(actions(await logs('aud-1', `?since=${t2}&until=${t4}`))).toEqual(['device.access_removed', 'device.access_added']);
-    expect(await logs('aud-1', `?since=${t4}`)).toEqual(entries.slice(0, 2));
-    expect(await logs('aud-1', `?until=${t1}`)).toEqual(entries.slice(5));
-    expect(await logs('aud-1', `?since=${t5}&until=${new Date(Date.parse(t5) + 1).toISOString()}`)).toEqual(entries.slice(0, 1));
-    const body = await server.api.post('/devices/audit-logs', { device: 'aud-1', since: t0, until: t3 }, owner);
-    expect(body.body).toEqual({ logs: entries.slice(3) });
+    expect(actions(await logs('aud-1', { since: t2, until: t4 }))).toEqual(['device.access_removed', 'device.access_added']);
+    expect(await logs('aud-1', { since: t4 })).toEqual(entries.slice(0, 2));
+    expect(await logs('aud-1', { until: t1 })).toEqual(entries.slice(5));
+    expect(await logs('aud-1', { since: t5, until: new Date(Date.parse(t5) + 1).toISOString() })).toEqual(entries.slice(0, 1));
+    expect(await owner.run('device_audit_logs', { device: 'aud-1', since: t0, until: t3 })).toEqual({ logs: entries.slice(3) });
   });
 
   it('returns 100 entries by default and honours an explicit max', async () => {
     await register('aud-many', owner);
     for (let i = 0; i < 103; i++) {
       tick(1);
-      await server.api.post('/devices/aud-many/access', { email_or_org_id: 'bob@audit.test', role: i % 2 ? 'viewer' : 'editor' }, owner);
+      await owner.run('device_access_add', { device: 'aud-many', email_or_org_id: 'bob@audit.test', role: i % 2 ? 'viewer' : 'editor' });
     }
-    const all = await logs('aud-many', '?max=1000');
+    const all = await logs('aud-many', { max: 1000 });
     expect(all).toHaveLength(105);
     const stamps = all.map((e) => Date.parse(e.timestamp));
     expect(stamps).toEqual([...stamps].sort((a, b) => b - a));
     expect(await logs('aud-many')).toEqual(all.slice(0, 100));
-    expect(await logs('aud-many', '?max=5')).toEqual(all.slice(0, 5));
-    expect((await server.api.post('/devices/audit-logs', { device: 'aud-many', max: 2 }, owner)).body).toEqual({ logs: all.slice(0, 2) });
+    expect(await logs('aud-many', { max: 5 })).toEqual(all.slice(0, 5));
+    expect(await owner.run('device_audit_logs', { device: 'aud-many', max: 2 })).toEqual({ logs: all.slice(0, 2) });
   });
 
   it('answers a batch with {results: [{device, logs}]} and a per-item error', async () => {
-    const res = await server.api.post('/devices/audit-logs', { devices: ['aud-1', 'aud-many', 'no-such-device'], max: 3 }, owner);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
+    expect(await owner.run('device_audit_logs', { devices: ['aud-1', 'aud-many', 'no-such-device'], max: 3 })).toEqual({
       results: [
         { device: 'aud-1', logs: (await logs('aud-1')).slice(0, 3) },
         { device: 'aud-many', logs: (await logs('aud-many')).slice(0, 3) },
         { device: 'no-such-device', error: 'Device not found', code: 'DEVICE_NOT_FOUND' },
       ],
     });
-    const defaults = await server.api.post('/devices/audit-logs', { devices: ['aud-many'] }, owner);
-    expect(defaults.body.results[0].logs).toHaveLength(100);
-    const stranger = await server.api.post('/devices/audit-logs', { devices: ['aud-1'] }, await as('stranger@audit.test'));
-    expect(stranger.body).toEqual({ results: [{ device: 'aud-1', error: 'Device not found', code: 'DEVICE_NOT_FOUND' }] });
+    const defaults = (await owner.run('device_audit_logs', { devices: ['aud-many'] })) as { results: { logs: Entry[] }[] };
+    expect(defaults.results[0].logs).toHaveLength(100);
+    const stranger = await (await fleet.as('stranger@audit.test')).run('device_audit_logs', { devices: ['aud-1'] });
+    expect(stranger).toEqual({ results: [{ device: 'aud-1', error: 'Device not found', code: 'DEVICE_NOT_FOUND' }] });
   });
 
-  const BAD_QUERIES: [string, string, Record<string, unknown>][] = [
-    ['since not ISO 8601', '?since=yesterday', { since: 'yesterday' }],
-    ['until not a date', '?until=2024-13-45T99:00:00Z', { until: '2024-13-45T99:00:00Z' }],
-    ['since after until', '?since=2030-01-02T00:00:00Z&until=2030-01-01T00:00:00Z', { since: '2030-01-02T00:00:00Z', until: '2030-01-01T00:00:00Z' }],
-    ['max 0', '?max=0', { max: 0 }],
-    ['max negative', '?max=-1', { max: -1 }],
-    ['max above 1000', '?max=1001', { max: 1001 }],
-    ['max not a number', '?max=abc', { max: 'abc' }],
-    ['max fractional', '?max=1.5', { max: 1.5 }],
+  // Each goes in the query string of GET …/audit-logs and in the body of POST /devices/audit-logs.
+  const BAD_QUERIES: [string, Record<string, unknown>][] = [
+    ['since not ISO 8601', { since: 'yesterday' }],
+    ['until not a date', { until: '2024-13-45T99:00:00Z' }],
+    ['since after until', { since: '2030-01-02T00:00:00Z', until: '2030-01-01T00:00:00Z' }],
+    ['max 0', { max: 0 }],
+    ['max negative', { max: -1 }],
+    ['max above 1000', { max: 1001 }],
+    ['max not a number', { max: 'abc' }],
+    ['max fractional', { max: 1.5 }],
   ];
 
-  it.each(BAD_QUERIES)('refuses %s with 400 on GET and on POST (single)', async (_name, query, body) => {
-    expectError(await server.api.get(`/devices/aud-1/audit-logs${query}`, owner), 400, 'INVALID_INPUT', /since|until|max/);
-    expectError(await server.api.post('/devices/audit-logs', { device: 'aud-1', ...body }, owner), 400, 'INVALID_INPUT', /since|until|max/);
+  it.each(BAD_QUERIES)('refuses %s with 400 on GET and on POST (single)', async (_name, query) => {
+    await expectRefused(logs('aud-1', query), 400, 'INVALID_INPUT', /since|until|max/);
+    await expectRefused(owner.run('device_audit_logs', { device: 'aud-1', ...query }), 400, 'INVALID_INPUT', /since|until|max/);
   });
 
-  it.each(BAD_QUERIES)('refuses %s with 400 on POST (batch) instead of per-device errors', async (_name, _query, body) => {
-    const res = await server.api.post('/devices/audit-logs', { devices: ['aud-1', 'aud-many'], ...body }, owner);
-    expectError(res, 400, 'INVALID_INPUT', /since|until|max/);
+  it.each(BAD_QUERIES)('refuses %s with 400 on POST (batch) instead of per-device errors', async (_name, query) => {
+    await expectRefused(owner.run('device_audit_logs', { devices: ['aud-1', 'aud-many'], ...query }), 400, 'INVALID_INPUT', /since|until|max/);
   });
 
   it('writes an entry for every mutating action', async () => {
     const requestId = await requestRegistration(server, 'aud-1', 'user:owner@audit.test');
-    await server.api.post('/devices/reject', { device: requestId }, owner);
+    await owner.run('devices_reject', { device: requestId });
     await register('aud-gone', owner);
-    await server.api.post('/devices/reject', { device: 'aud-gone' }, owner);
-    await server.api.post('/orgs', { id: 'aud-tmp', email: 'owner@audit.test' }, server.admin);
-    await server.api.post('/orgs/aud-tmp/members', { email: 'm@audit.test', role: 'viewer' }, owner);
-    await server.api.post('/orgs/aud-tmp/members', { email: 'm@audit.test', role: 'editor' }, owner);
-    await server.api.delete('/orgs/aud-tmp/members/m@audit.test', owner);
-    await server.api.patch('/orgs/aud-tmp', { new_id: 'aud-tmp2' }, owner);
-    await server.api.delete('/orgs/aud-tmp2', owner);
-    expect((await server.api.get('/me', await as('pend@elsewhere.test'))).status).toBe(403);
+    await owner.run('devices_reject', { device: 'aud-gone' });
+    await fleet.admin.run('org_create', { id: 'aud-tmp', email: 'owner@audit.test' });
+    await owner.run('org_members_add', { org_id: 'aud-tmp', email: 'm@audit.test', role: 'viewer' });
+    await owner.run('org_members_add', { org_id: 'aud-tmp', email: 'm@audit.test', role: 'editor' });
+    await owner.run('org_members_remove', { org_id: 'aud-tmp', email: 'm@audit.test' });
+    await owner.run('org_update', { id: 'aud-tmp', new_id: 'aud-tmp2' });
+    await owner.run('org_delete', { id: 'aud-tmp2' });
+    expect((await server.api.get('/me', (await fleet.as('pend@elsewhere.test')).caller)).status).toBe(403);
     expect((await server.api.post('/users/pend@elsewhere.test/approve', undefined, server.admin)).status).toBe(200);
     expect((await server.api.post('/users/chief@elsewhere.test/admin', undefined, server.admin)).status).toBe(200);
     expect((await server.api.post('/users/pend@elsewhere.test/reset-subject', undefined, server.admin)).status).toBe(200);
     // An authorized exec attempt is audited even when the device has no tunnel (503 DEVICE_OFFLINE).
-    expect((await server.api.post('/api/exec', { device: 'aud-1', command: ['true'] }, owner)).status).toBe(503);
+    await expectRefused(owner.run('device_exec', { device: 'aud-1', command: ['true'] }), 503);
     // So are file reads and writes, forwards, shells and container-engine connections. (A sync's summary counts transfers that
     // happened, so it needs an online device: test/files.e2e-spec.ts checks it.)
-    expect((await server.api.get('/devices/aud-1/files?path=/tmp', owner)).status).toBe(503);
-    const upload = await fetch(`${server.url}/devices/aud-1/files/content?path=/tmp/x`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/octet-stream', 'x-svc-size': '2', 'x-svc-sha256': createHash('sha256').update('hi').digest('hex') },
-      body: 'hi',
-    });
-    expect(upload.status).toBe(503);
-    const streams = new DeviceStreams({ host: '127.0.0.1', port: server.tunnel!.port, trust: { ca: readFileSync(server.tunnel!.caFile) }, token: () => owner.token! });
+    await expectRefused(owner.run('device_ls', { path: 'aud-1:/tmp' }), 503);
+    const local = mkdtempSync(join(tmpdir(), 'svc-audit-'));
+    try {
+      writeFileSync(join(local, 'x'), 'hi');
+      await expectRefused(owner.run('device_cp', { source: join(local, 'x'), dest: 'aud-1:/tmp/x' }), 503);
+    } finally {
+      rmSync(local, { recursive: true, force: true });
+    }
+    const streams = new DeviceStreams({ host: '127.0.0.1', port: server.tunnel!.port, trust: { ca: readFileSync(server.tunnel!.caFile) }, token: () => owner.caller.token! });
     try {
       await expect(streams.openForward('aud-1', { kind: 'tcp', host: '127.0.0.1', port: 22 })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
       await expect(streams.openShellStream('aud-1', { cols: 80, rows: 24 })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
@@ -193,15 +187,16 @@ describe('audit logs', () => {
 
     // Every deployment change, and reading a job's log (an offline device: 503, audited all the same). A rollback is the
     // device's own report: test/deployments-api-channel.e2e-spec.ts checks its entry.
-    const deployment = (await server.api.post('/devices/aud-1/deployments', { active: true }, owner)).body.id;
-    expect((await server.api.post('/devices/aud-1/deployments/jobs', deployRequest([serviceJob('web')]), owner)).status).toBe(200);
-    const copy = (await server.api.post(`/devices/aud-1/deployments/${deployment}/clone`, {}, owner)).body.id;
-    expect((await server.api.post(`/devices/aud-1/deployments/${copy}/activate`, undefined, owner)).status).toBe(200);
-    expect((await server.api.delete('/devices/aud-1/deployments/jobs/web', owner)).status).toBe(200);
-    expect((await server.api.delete(`/devices/aud-1/deployments/${deployment}`, owner)).status).toBe(200);
-    expect((await server.api.get('/devices/aud-1/deployments/jobs/web/logs', owner)).status).toBe(503);
+    const device = 'aud-1';
+    const deployment = (await owner.run('device_deployment_new', { device, active: true })).id;
+    await owner.client.deploy(device, deployRequest([serviceJob('web')]));
+    const copy = (await owner.run('device_deployment_clone', { device, deployment_id: deployment })).id;
+    await owner.run('device_deployment_activate', { device, deployment_id: copy });
+    await owner.run('device_undeploy', { device, job_id: 'web' });
+    await owner.run('device_deployment_rm', { device, deployment_id: deployment });
+    await expectRefused(owner.client.deploymentLogs(device, 'web'), 503);
 
-    expect((await server.api.patch('/devices/aud-1', { name: 'aud one' }, owner)).status).toBe(200);
+    await owner.run('device_rename', { device, name: 'aud one' });
 
     // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
     await server.app.get(AuditWriter, { strict: false }).flush();
@@ -215,12 +210,12 @@ describe('audit logs', () => {
 
   it('does not show a re-registered device id the history of its previous owner', async () => {
     await register('aud-reuse', owner);
-    await server.api.post('/devices/aud-reuse/access', { email_or_org_id: 'secret-friend@audit.test', role: 'viewer' }, owner);
-    await server.api.post('/devices/reject', { device: 'aud-reuse' }, owner);
+    await owner.run('device_access_add', { device: 'aud-reuse', email_or_org_id: 'secret-friend@audit.test', role: 'viewer' });
+    await owner.run('devices_reject', { device: 'aud-reuse' });
     tick();
-    const mallory = await as('mallory@audit.test');
+    const mallory = await fleet.as('mallory@audit.test');
     await register('aud-reuse', mallory, 'user:mallory@audit.test');
-    const entries = await logs('aud-reuse', '', mallory);
+    const entries = await logs('aud-reuse', {}, mallory);
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.filter((e) => e.user === 'owner@audit.test')).toEqual([]);
     expect(JSON.stringify(entries)).not.toContain('secret-friend@audit.test');
@@ -230,7 +225,7 @@ describe('audit logs', () => {
     expect(apiKeys.length).toBeGreaterThan(3);
     for (const key of apiKeys) expect(key).toMatch(/^svc_/);
     await server.api.get('/users', { adminKey: 'wrong-admin-key-value' });
-    const secrets = [...apiKeys, TEST_ADMIN_KEY, 'wrong-admin-key-value', owner.token!];
+    const secrets = [...apiKeys, TEST_ADMIN_KEY, 'wrong-admin-key-value', owner.caller.token!];
     // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
     await server.app.get(AuditWriter, { strict: false }).flush();
     const audit = JSON.stringify(await server.app.get(Storage).collection(AUDIT).find({}));
@@ -248,7 +243,7 @@ describe('audit logs', () => {
     it('purges audit entries older than AUDIT_RETENTION_DAYS and keeps newer ones', async () => {
       await register('ret-1', owner);
       tick(20 * DAY_MS);
-      await server.api.post('/devices/ret-1/access', { email_or_org_id: 'late@audit.test', role: 'viewer' }, owner);
+      await owner.run('device_access_add', { device: 'ret-1', email_or_org_id: 'late@audit.test', role: 'viewer' });
       expect(await logs('ret-1')).toHaveLength(3);
       tick(11 * DAY_MS);
       const purged = await run();

@@ -1,6 +1,7 @@
 /**
  * GET /auth/config advertises the OAuth client the CLI signs in as from the server's
  * configuration (OAUTH_CLIENT_ID), not from the development identity provider's own constant.
+ * Not on useFleet: each test starts its own server with another OAuth configuration; raw GET /auth/config (no catalog entry).
  */
 import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { startTestServer, TestServer } from './fixtures/test-server';

@@ -1,3 +1,9 @@
+/**
+ * Access tokens from a real identity provider against the server's JWT strategy: device-flow,
+ * refreshed, ES256 and skewed tokens, e-mails from the token or from userinfo, and the
+ * development provider's own limits. Not on useFleet: the strategy runs in a bare Nest module (no
+ * svc server) behind identity providers with their own token settings; raw requests on purpose.
+ */
 import { Controller, Get, INestApplication, Req, UseGuards } from '@nestjs/common';
 import { AuthGuard, PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';

@@ -3,8 +3,8 @@
  * not-found or forbidden, GENERATED: the rows (fixtures/authorization-rows.ts) say how each
  * operation is called and which rule of the role table decides it; the expected outcome per persona
  * is computed from libs/common's roles.ts and access.ts (fixtures/authorization-expectations.ts).
- * Calls go through the CLI's SDK by name, as `svc` and `svc mcp` make them. A new operation in the
- * catalog fails the first test until it has a row.
+ * Calls go through the CLI's SDK by name, as `svc` and `svc mcp` make them. A new operation, or a
+ * new route or client stream in an entry's `routes`, fails the first tests until it has a row.
  *
  * One server, one runtime (the `live` device, for streams, files and exec), devices without a
  * runtime for the rest. Every device is owned by owner@x.test, shared with an editor, a viewer and
@@ -13,15 +13,20 @@
  */
 import { Server } from 'node:net';
 import { join } from 'node:path';
-import { AnyCapability, capabilityOf, findOperation, httpRequestFor, OperationContract, OPERATIONS, ParamSpec } from '@svc/common';
+import { AnyCapability, capabilityOf, findOperation, findSubRoute, httpRequestFor, OperationContract, OPERATIONS, ParamSpec, subRoutes } from '@svc/common';
+import { deployRequest, serviceJob } from './fixtures/deployments';
+import { eventually } from './fixtures/eventually';
 import { DEVICE_OWNER, DEVICE_SHARES, expectedCapabilities, expectedOutcome, ORG, ORG_OWNER, outcomeOf, PERSONAS } from './fixtures/authorization-expectations';
 import { CallContext, MATRIX_ROWS, Rule, scratchDirectory, startQuietService } from './fixtures/authorization-rows';
+import { expectRefused } from './fixtures/expect-error';
 import { useFleet } from './fixtures/fleet';
 import { requestRegistration } from './fixtures/test-server';
 
 const personaNames = Object.keys(PERSONAS);
 const LIVE = 'matrix-live';
 const SHARED = 'matrix-shared';
+/** A job of the live device, so that reading its log reaches the device (device_deploy.job_logs). */
+const LIVE_JOB = 'matrix-log';
 
 describe('authorization matrix (generated from the catalog and the role table)', () => {
   const members = Object.fromEntries(personaNames.filter((p) => PERSONAS[p].orgRole && PERSONAS[p].email !== ORG_OWNER).map((p) => [p, PERSONAS[p].orgRole!]));
@@ -46,7 +51,10 @@ describe('authorization matrix (generated from the catalog and the role table)',
     quiet = await startQuietService();
     engine = await startQuietService(engineSocket);
     // The read routes answer about the active deployment: give the shared device one.
-    await fleet.user('device owner').run('device_deployment_new', { device: SHARED, active: true });
+    const owner = fleet.user('device owner');
+    await owner.run('device_deployment_new', { device: SHARED, active: true });
+    await owner.client.deploy(LIVE, deployRequest([serviceJob(LIVE_JOB)]));
+    await eventually(`the log of ${LIVE_JOB} on ${LIVE}`, async () => (await owner.client.deploymentLogs(LIVE, LIVE_JOB, { tail: 1 })).destroy());
   });
   afterAll(async () => {
     quiet?.close();
@@ -62,11 +70,8 @@ describe('authorization matrix (generated from the catalog and the role table)',
 
   async function freshOrg(): Promise<string> {
     const id = `org-${++counter}`;
-    const { server } = fleet;
-    expect((await server.api.post('/orgs', { id, email: ORG_OWNER }, server.admin)).status).toBe(201);
-    for (const [persona, role] of Object.entries(members)) {
-      expect((await server.api.post(`/orgs/${id}/members`, { email: PERSONAS[persona].email, role }, server.admin)).status).toBeLessThan(300);
-    }
+    await fleet.admin.run('org_create', { id, email: ORG_OWNER });
+    for (const [persona, role] of Object.entries(members)) await fleet.admin.run('org_members_add', { org_id: id, email: PERSONAS[persona].email, role });
     return id;
   }
 
@@ -90,15 +95,28 @@ describe('authorization matrix (generated from the catalog and the role table)',
       pendingRegistration: () => requestRegistration(fleet.server, `pending-${++counter}`, `user:${DEVICE_OWNER}`),
       extraMember: async () => {
         const email = `leaver-${++counter}@x.test`;
-        expect((await fleet.server.api.post(`/orgs/${org}/members`, { email, role: 'viewer' }, fleet.server.admin)).status).toBeLessThan(300);
+        await fleet.admin.run('org_members_add', { org_id: org, email, role: 'viewer' });
         return email;
       },
+      liveJob: LIVE_JOB,
     };
   }
 
   it('has a row for every operation of the catalog', () => {
     const covered = new Set(MATRIX_ROWS.map((row) => row.operation).filter(Boolean));
     expect(OPERATIONS.map((op) => op.name).filter((name) => !covered.has(name))).toEqual([]);
+  });
+
+  it("has a row for every route of an entry's `routes` and every client stream", () => {
+    const covered = new Set(MATRIX_ROWS.flatMap((row) => row.routes ?? []));
+    expect(subRoutes().map((route) => route.name).filter((name) => !covered.has(name))).toEqual([]);
+  });
+
+  it('checks each route of `routes` by the capability its catalog entry names', () => {
+    const drifted = MATRIX_ROWS.flatMap((row) => (row.routes ?? []).map((name) => [row, name] as const))
+      .filter(([row, name]) => typeof row.rule !== 'object' || 'org' in row.rule || row.rule.device !== findSubRoute(name)!.capability)
+      .map(([row, name]) => `${row.name}: row ${JSON.stringify(row.rule)}, ${name} ${findSubRoute(name)!.capability}`);
+    expect(drifted).toEqual([]);
   });
 
   it("checks each operation by the capability its catalog entry names (the one the server's guard enforces)", () => {
@@ -136,13 +154,14 @@ describe('authorization matrix (generated from the catalog and the role table)',
   });
 
   it('answers the admin key every server capability and its capabilities on an organization, as a server administrator', async () => {
-    const { api, admin } = fleet.server;
-    expect((await api.get('/me/capabilities', admin)).body).toEqual({ capabilities: expectedCapabilities(PERSONAS['server admin']).server });
-    expect((await api.get(`/orgs/${ORG}/capabilities`, admin)).body).toEqual({ org_id: ORG, capabilities: expectedCapabilities(PERSONAS['server admin']).org });
-    expect((await api.get('/orgs/no-such-org/capabilities', admin)).status).toBe(404);
+    const { admin } = fleet;
+    expect(await admin.run('server_capabilities', {})).toEqual({ capabilities: expectedCapabilities(PERSONAS['server admin']).server });
+    expect(await admin.run('org_capabilities', { org_id: ORG })).toEqual({ org_id: ORG, capabilities: expectedCapabilities(PERSONAS['server admin']).org });
+    await expectRefused(admin.run('org_capabilities', { org_id: 'no-such-org' }), 404);
   });
 
   it('answers an inaccessible device exactly like a missing one', async () => {
+    // Raw: the two error answers compared whole, the REST contract.
     const { server } = fleet;
     const stranger = fleet.user('stranger').caller;
     const hidden = await server.api.get(`/devices/${SHARED}/status`, stranger);
@@ -168,8 +187,7 @@ describe('authorization matrix (generated from the catalog and the role table)',
   });
 
   it('tells an inactive user that the account awaits approval', async () => {
-    const res = await fleet.server.api.get('/devices', fleet.user('inactive user').caller);
-    expect(res.body).toMatchObject({ statusCode: 403, code: 'ACCOUNT_PENDING_APPROVAL', message: expect.stringMatching(/awaits approval/) });
+    await expectRefused(fleet.user('inactive user').run('devices_list', {}), 403, 'ACCOUNT_PENDING_APPROVAL', /awaits approval/);
   });
 
   it('answers batch items the caller cannot reach with a per-item error', async () => {

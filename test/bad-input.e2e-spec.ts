@@ -2,10 +2,11 @@
  * Bad input on every authenticated endpoint that takes a body: missing, unknown and mistyped
  * fields, oversize and malformed bodies, [Batch] target rules; the error body's exact shape and
  * request id; unknown routes; and a 401 from every non-public route without credentials.
+ * Raw REST paths on purpose: the bodies and requests here are ones no SDK call would send.
  */
-import { startIdentityProvider, IdentityProviderHandle } from './fixtures/oidc';
 import { ApiResponse, Caller } from './fixtures/api-client';
-import { registerDevice, startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { TestServer } from './fixtures/test-server';
 
 const ERROR_KEYS = ['code', 'error', 'message', 'requestId', 'statusCode'];
 
@@ -58,22 +59,15 @@ const ENDPOINTS: BodyEndpoint[] = [
 const PUBLIC_ROUTES = ['GET /health', 'GET /auth/config', 'POST /auth/device', 'GET /auth/device/status'];
 
 describe('bad input', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({ users: { alice: 'alice@bad.test' }, orgs: { 'bi-org': { owner: 'alice' } }, devices: { 'bi-dev': { owner: 'alice' } } });
   let server: TestServer;
   let alice: Caller;
   const callerOf = (e: BodyEndpoint) => (e.caller === 'admin' ? server.admin : alice);
   const send = (e: BodyEndpoint, body: unknown, raw?: string) => server.api.call(e.method, e.path, callerOf(e), raw === undefined ? body : undefined, raw);
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-    alice = await server.login('alice@bad.test');
-    await server.api.post('/orgs', { id: 'bi-org', email: 'alice@bad.test' }, server.admin);
-    await registerDevice(server, 'bi-dev', 'user:alice@bad.test', alice);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
+    alice = fleet.user('alice').caller;
   });
 
   afterEach(async () => {

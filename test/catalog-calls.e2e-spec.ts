@@ -2,7 +2,8 @@
  * Every routed operation, called exactly as the catalog describes it (httpRequestFor: path, query,
  * body), succeeds and answers what its result schema says, and so do the routes outside the tool
  * table that have a RouteResults entry. This is what the CLI SDK and `svc mcp` rely on: the
- * catalog's route, parameters and result types are the server's.
+ * catalog's route, parameters and result types are the server's. Raw HTTP on purpose: the requests
+ * httpRequestFor builds, and the answers' status and bodies, are the contract checked.
  */
 import {
   CAPABILITIES,

@@ -5,7 +5,8 @@
  * parameters where the catalog says they travel, its body and answer in their media types and
  * schemas, and its refusals. The CLI SDK and `svc mcp` are built on the catalog, so a drift here
  * would make them call routes that do not exist. A route written by hand (not bound from the
- * catalog) fails the last test unless it is one of the few outside the catalog.
+ * catalog) fails the last test unless it is one of the few outside the catalog. Raw REST paths on
+ * purpose: the served routes themselves are what this suite checks.
  */
 import {
   errorBodySchema,
@@ -21,8 +22,8 @@ import {
   subRoutes,
   UNROUTED_OPERATIONS,
 } from '@svc/common';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { TestServer } from './fixtures/test-server';
 
 type Schema = { $ref?: string; properties?: Record<string, unknown>; required?: string[] };
 interface OpenApiOperation {
@@ -60,18 +61,13 @@ const REST_SUB_ROUTES = subRoutes().filter(({ route }) => !route.stream);
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe('operation catalog ↔ OpenAPI', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
   let doc: OpenApiDoc;
 
   beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
+    server = fleet.server;
     doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDoc;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
   });
 
   const routed = CATALOG.filter((op) => op.http !== undefined);

@@ -91,7 +91,7 @@ describe('svc whoami, login, orgs create and a viewer listing', () => {
     const apiKey = await registerDevice(server, 'acct-dev', `user:${ALICE}`, owner);
     runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'acct-dev'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
     await runtime.waitForLog('tunnel up');
-    await server.api.post('/devices/acct-dev/access', { email_or_org_id: VIEWER, role: 'viewer' }, owner);
+    await (await fleet.as(ALICE)).run('device_access_add', { device: 'acct-dev', email_or_org_id: VIEWER, role: 'viewer' });
 
     const viewer = home();
     await svcLogin(viewer, VIEWER);

@@ -2,11 +2,12 @@
  * `svc login`, token refresh and `svc logout`, driving the real binary against the real server
  * and the real identity provider; the test is the user's browser.
  */
-import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { connect, createServer, Server } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { useFleet } from './fixtures/fleet';
 import { collect, CliHome, cliHome, spawnSvc, svc, svcJson, svcLogin } from './fixtures/svc-cli';
+import { eventually } from './fixtures/eventually';
 import { freePort } from './fixtures/free-port';
 
 const ALICE = 'alice@cli-auth.test';
@@ -125,10 +126,14 @@ describe('svc login / refresh / logout (real binary, real identity provider)', (
     // A port with nothing on it yet; a relay to the real server opens there a moment after svc starts.
     const port = await freePort();
     const target = new URL(fleet.server.url);
-    const child = spawnSvc(h, ['devices', 'list', '--json'], { env: { SVC_SERVER_URL: `http://127.0.0.1:${port}` } });
+    const refusals = join(h.dir, 'connection-errors');
+    const probe = `--require ${join(__dirname, 'fixtures/connection-refusals-probe.js')}`;
+    const child = spawnSvc(h, ['devices', 'list', '--json'], { env: { SVC_SERVER_URL: `http://127.0.0.1:${port}`, NODE_OPTIONS: probe, SVC_CONNECTION_ERRORS_FILE: refusals } });
     const done = collect(child, ['devices', 'list']);
-    // Well after svc's first attempt (it starts in ~0.25 s), before its retries run out (0.5 + 1 + 2 s).
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Once svc's first attempt was refused, and before its retries run out (0.5 + 1 + 2 s after it).
+    await eventually("svc's first connection to be refused", () => existsSync(refusals) && readFileSync(refusals, 'utf8').includes('ECONNREFUSED'), {
+      giveUp: () => (child.exitCode === null ? undefined : `svc exited with ${child.exitCode}`),
+    });
     const relay: Server = createServer((socket) => {
       const upstream = connect(Number(target.port), target.hostname);
       for (const end of [socket, upstream]) end.on('error', () => (end === socket ? upstream : socket).destroy());

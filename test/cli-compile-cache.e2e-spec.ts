@@ -2,6 +2,7 @@
  * The real `svc` binary keeps Node's compile cache (Node 22.1+) in the user's own cache directory,
  * created 0700, and a cache it cannot write never fails a command. On Node 20 (no compile cache)
  * it creates nothing.
+ * Not on useFleet: no server; it tests the CLI's compile cache on this machine.
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -112,10 +112,10 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
   describe('the exec stream', () => {
     it('is audited as device.exec with the argv, never stdin', async () => {
       expect(await svc(alice, ['exec', 'ex-1', '--', 'cat'], { input: 'secret-input\n' })).toMatchObject({ code: 0 });
-      const res = await server.api.get('/devices/ex-1/audit-logs?max=1000', await server.login(ALICE));
-      const entries = (res.body.logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.exec');
+      const answer = await fleet.user('alice').route('device_audit_logs.one', { device: 'ex-1', max: 1000 });
+      const entries = (answer.logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.exec');
       expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ user: ALICE, details: 'exec: cat' })]));
-      expect(JSON.stringify(res.body)).not.toContain('secret-input');
+      expect(JSON.stringify(answer)).not.toContain('secret-input');
     });
 
     it('refuses a viewer (403) and a stranger (not found), with one line and no output', async () => {
@@ -178,13 +178,12 @@ describe('svc exec streams like ssh (real binary, real runtime)', () => {
 
     it('gives a timed-out batch item an error besides its partial output (REST and --json)', async () => {
       const command = ['sh', '-c', 'echo partial; sleep 30'];
-      const rest = await server.api.post('/api/exec', { devices: ['ex-1'], command, timeout_secs: 1 }, await server.login(ALICE));
-      expect(rest.status).toBe(200);
+      const rest = (await fleet.user('alice').run('device_exec', { devices: ['ex-1'], command, timeout_secs: 1 })) as { results: { exit_code: number }[] };
       const expected = { device: 'ex-1', output: 'partial\n', exit_code: expect.any(Number), timed_out: true, error: 'timed out after 1 s' };
-      expect(rest.body.results).toEqual([expected]);
+      expect(rest.results).toEqual([expected]);
       const cli = await svc(alice, ['exec', '--devices', 'ex-1', '--json', '--timeout', '1', '--', ...command]);
       expect(JSON.parse(cli.stdout).results).toEqual([expected]);
-      expect(cli.code).toBe(rest.body.results[0].exit_code);
+      expect(cli.code).toBe(rest.results[0].exit_code);
     });
 
   });

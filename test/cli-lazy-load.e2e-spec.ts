@@ -4,6 +4,7 @@
  * the schema compiler), the MCP server, file transfer, Node's fetch (undici), libs/common's barrel
  * nor the batch exec client (for --devices only); `svc deploy`
  * and `svc mcp` still load what they need when they run.
+ * Not on useFleet: no server (an unreachable one is enough); it tests what the binary loads.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,10 +3,11 @@
  * (each write is a compare-and-set on the device's revision, retried on a lost race). Over HTTP the
  * embedded store rarely interleaves (its calls finish without yielding to the event loop), so the
  * first test also drives the running server's AccessService with calls started together, which
- * interleave between read and write as requests against MongoDB do.
+ * interleave between read and write as requests against MongoDB do. REST calls are operations by
+ * name through the SDK.
  */
-import { Caller } from './fixtures/api-client';
-import { useFleet } from './fixtures/fleet';
+import { FleetUser, useFleet } from './fixtures/fleet';
+import { attemptOf } from './fixtures/operation-client';
 import type { TestServer } from './fixtures/test-server';
 import { AccessService } from '../apps/server/src/access/access.service';
 import type { UserPrincipal } from '../apps/server/src/auth/principal';
@@ -17,16 +18,12 @@ const principal: UserPrincipal = { kind: 'user', email: 'owner@race.test', scope
 describe('concurrent share edits', () => {
   const fleet = useFleet({ users: { owner: 'owner@race.test' }, devices: { 'race-0': { owner: 'owner' }, 'race-1': { owner: 'owner' }, 'race-2': { owner: 'owner' } } });
   let server: TestServer;
-  let owner: Caller;
-  const shares = async (device: string) => {
-    const res = await server.api.get(`/devices/${device}/access`, owner);
-    expect(res.status).toBe(200);
-    return (res.body as { email?: string; org_id?: string; role: string }[]).map((entry) => entry.email ?? entry.org_id).sort();
-  };
+  let owner: FleetUser;
+  const shares = async (device: string) => (await owner.run('device_access_list', { device })).map((entry) => ('email' in entry ? entry.email : entry.org_id)).sort();
 
   beforeAll(() => {
     server = fleet.server;
-    owner = fleet.user('owner').caller;
+    owner = fleet.user('owner');
   });
 
   it('ten device_access_add started together for different users keep ten shares', async () => {
@@ -37,8 +34,8 @@ describe('concurrent share edits', () => {
   });
 
   it('ten concurrent device_access_add over HTTP keep ten shares', async () => {
-    const answers = await Promise.all(TEN.map((email) => server.api.post('/devices/race-1/access', { email_or_org_id: email, role: 'viewer' }, owner)));
-    expect(answers.map((res) => res.status)).toEqual(TEN.map(() => 200));
+    const answers = await Promise.all(TEN.map((email) => attemptOf(owner.run('device_access_add', { device: 'race-1', email_or_org_id: email, role: 'viewer' }))));
+    expect(answers.map((answer) => answer.ok)).toEqual(TEN.map(() => true));
     expect(await shares('race-1')).toEqual([...TEN].sort());
   });
 
@@ -58,8 +55,7 @@ describe('concurrent share edits', () => {
   });
 
   it('a shared user gains exactly the access the last answer reported', async () => {
-    const viewer = await server.login(TEN[9]);
-    const listed = await server.api.get('/devices', viewer);
-    expect((listed.body as { id: string }[]).map((device) => device.id)).toEqual(['race-0', 'race-2']);
+    const viewer = await fleet.as(TEN[9]);
+    expect((await viewer.run('devices_list', {})).map((device) => device.id)).toEqual(['race-0', 'race-2']);
   });
 });

@@ -4,6 +4,7 @@
  * idle HTTP/2 client connections are all closed once the handshake deadline or the client idle
  * timeout passes; one address cannot hold more than its cap; and a runtime still gets in meanwhile.
  * Floods come from other loopback addresses (127.0.0.2, 127.0.0.3) than the runtime (127.0.0.1).
+ * Not on useFleet, raw connections on purpose: servers with their own tunnel limits (one started inside a test) under floods no client makes.
  */
 import { readFileSync } from 'node:fs';
 import { connect as h2connect, ClientHttp2Session } from 'node:http2';

@@ -3,6 +3,7 @@
  * several real processes updating it at the same moment, each its own key, lose nothing; the
  * file stays 0600, parses at every instant, and no lock or temp file is left behind. A lock left
  * by a killed process does not block the next writer.
+ * Not on useFleet: no server; real processes race on one credentials file.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

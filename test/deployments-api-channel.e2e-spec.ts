@@ -3,7 +3,7 @@
  * stub as the runtime: the desired state on connect and after each change (also one committed by
  * another replica, through the head poll), reports stored and answered by device_deployment_status,
  * hostile lines dropped without losing the channel, a rollback followed, reports expiring. (A job's
- * log: deployments-api-logs.e2e-spec.ts.)
+ * log: deployments-api-logs.e2e-spec.ts.) Operations are called by name through the SDK.
  */
 import { DeploymentStatusReport } from '@svc/common';
 import { DAY_MS } from '../apps/server/src/common/clock';
@@ -11,9 +11,9 @@ import { RetentionJob } from '../apps/server/src/storage/retention.job';
 import { DeploymentsRepository } from '../apps/server/src/deployments/deployments.repository';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { REPORTS } from '../apps/server/src/storage/records';
-import type { Caller } from './fixtures/api-client';
 import { ChannelEnd, deployRequest, runningReport, serviceJob } from './fixtures/deployments';
-import { useFleet } from './fixtures/fleet';
+import { expectRefused } from './fixtures/expect-error';
+import { FleetUser, useFleet } from './fixtures/fleet';
 import { registerDevice, TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { eventually } from './fixtures/eventually';
@@ -27,13 +27,13 @@ describe('deployment channel', () => {
   });
   const fleet = useFleet({ env: { REPORT_RETENTION_DAYS: '2' }, relay: true, users: { owner: OWNER } });
   let server: TestServer;
-  let owner: Caller;
+  let owner: FleetUser;
   let devices = 0;
   const stubs: RuntimeStub[] = [];
 
   async function device(): Promise<{ id: string; apiKey: string }> {
     const id = `chan-${++devices}`;
-    return { id, apiKey: await registerDevice(server, id, `user:${OWNER}`, owner) };
+    return { id, apiKey: await registerDevice(server, id, `user:${OWNER}`, owner.caller) };
   }
 
   async function connect(apiKey: string, handlers: Parameters<typeof connectRuntimeStub>[0]['handlers']): Promise<RuntimeStub> {
@@ -43,13 +43,16 @@ describe('deployment channel', () => {
     return stub;
   }
 
-  const deploy = (id: string, body: unknown) => server.api.post(`/devices/${id}/deployments/jobs`, body, owner);
-  const status = async (id: string, deploymentId?: string) => (await server.api.post('/devices/deployments/status', { device: id, deployment_id: deploymentId }, owner)).body;
-  const activeOf = async (id: string) => (await server.api.get(`/devices/${id}/deployments/active`, owner)).body.active_deployment_id;
+  const deploy = (id: string, body: unknown) => owner.route('device_deploy.jobs', { device: id }, body);
+  const status = async (id: string, deploymentId?: string): Promise<any> => owner.run('device_deployment_status', { device: id, deployment_id: deploymentId });
+  const activeOf = async (id: string) => (await owner.run('device_deployment_active', { device: id })).active_deployment_id;
+  const create = async (id: string, active?: boolean) => (await owner.run('device_deployment_new', { device: id, active })).id;
+  const clone = async (id: string, deploymentId: string) => (await owner.run('device_deployment_clone', { device: id, deployment_id: deploymentId, active: true })).id;
+  const auditLogs = async (id: string) => (await owner.route('device_audit_logs.one', { device: id, max: 20 })).logs;
 
   beforeAll(() => {
     server = fleet.server;
-    owner = fleet.user('owner').caller;
+    owner = fleet.user('owner');
   });
 
   it('sends a device without deployments an empty desired state on connect', async () => {
@@ -61,7 +64,7 @@ describe('deployment channel', () => {
 
   it('sends what was deployed while the device was offline on connect, then every change of the active deployment', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: first } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const { deployment_id: first } = (await deploy(id, deployRequest([serviceJob('web')])));
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     const initial = await channel.next();
@@ -72,14 +75,14 @@ describe('deployment channel', () => {
     const edited = await channel.next((d) => d.revision > initial.revision);
     expect(edited.deployment?.jobs.map((job) => job.id)).toEqual(['web', 'db']);
 
-    const second = (await server.api.post(`/devices/${id}/deployments`, { active: true }, owner)).body.id;
+    const second = await create(id, true);
     const switched = await channel.next((d) => d.revision > edited.revision);
     expect(switched.deployment).toMatchObject({ id: second, jobs: [] });
 
     // A change to a deployment that is not active is not the device's business: the next desired
     // state the channel gets (it is in order) is that of the next change to the active one.
     const seen = channel.desired.length;
-    await server.api.delete(`/devices/${id}/deployments/jobs/db?deployment_id=${first}`, owner);
+    await owner.run('device_undeploy', { device: id, job_id: 'db', deployment_id: first });
     await deploy(id, deployRequest([serviceJob('cache')]));
     await channel.next((d) => d.deployment?.id === second && d.deployment?.jobs.some((job) => job.id === 'cache') === true, seen);
     expect(channel.desired.length).toBe(seen + 1);
@@ -88,8 +91,8 @@ describe('deployment channel', () => {
 
   it('sends a change committed by another replica through the head poll', async () => {
     const { id, apiKey } = await device();
-    const a = (await server.api.post(`/devices/${id}/deployments`, { active: true }, owner)).body.id;
-    const b = (await server.api.post(`/devices/${id}/deployments`, {}, owner)).body.id;
+    const a = await create(id, true);
+    const b = await create(id);
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     expect((await channel.next()).deployment?.id).toBe(a);
@@ -103,7 +106,7 @@ describe('deployment channel', () => {
 
   it('stores reports and answers device_deployment_status with the newest', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web'), serviceJob('db')]))).body;
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web'), serviceJob('db')])));
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     await channel.next();
@@ -121,13 +124,13 @@ describe('deployment channel', () => {
       online: true,
       stale: false,
     });
-    const single = await server.api.post('/devices/deployments/status', { devices: [id] }, owner);
-    expect(single.body.results[0]).toMatchObject({ device: id, deployment_id: deploymentId, status: 'running' });
+    const single = (await owner.run('device_deployment_status', { devices: [id] })) as { results: unknown[] };
+    expect(single.results[0]).toMatchObject({ device: id, deployment_id: deploymentId, status: 'running' });
   });
 
   it('drops oversized, malformed and made-up lines and keeps the channel', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')])));
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     await channel.next();
@@ -151,8 +154,8 @@ describe('deployment channel', () => {
 
   it('follows a rollback of the active deployment: the head goes back, the device gets it, the audit says why', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: good } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
-    const bad = (await server.api.post(`/devices/${id}/deployments/${good}/clone`, { active: true }, owner)).body.id;
+    const { deployment_id: good } = (await deploy(id, deployRequest([serviceJob('web')])));
+    const bad = await clone(id, good);
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     const sent = await channel.next((d) => d.deployment?.id === bad);
@@ -168,7 +171,7 @@ describe('deployment channel', () => {
     expect(await activeOf(id)).toBe(good);
     expect(await status(id, bad)).toMatchObject({ status: 'rolled_back', rollback: { to_deployment_id: good } });
 
-    const logs = (await server.api.get(`/devices/${id}/audit-logs?max=20`, owner)).body.logs as { user: string; action: string; details: string }[];
+    const logs = (await auditLogs(id)) as { user: string; action: string; details: string }[];
     expect(logs.filter((e) => e.action === 'device.deployment_rolled_back')).toEqual([
       expect.objectContaining({ user: `device:${id}`, details: `device rolled back deployment ${bad} to ${good}: web not healthy within 30 s\\u001b[2J` }),
     ]);
@@ -186,27 +189,27 @@ describe('deployment channel', () => {
     expect(channel.desired.filter((d) => d.revision > back.revision)).toEqual([]);
 
     // A change of the active deployment ends the notice.
-    expect((await deploy(id, deployRequest([serviceJob('web', { env: { FIXED: '1' } })]))).status).toBe(200);
+    await deploy(id, deployRequest([serviceJob('web', { env: { FIXED: '1' } })]));
     expect(await status(id)).not.toHaveProperty('rolled_back_from');
   });
 
   it('answers the deployment rolled back when a rollback left no active deployment', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: only } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const { deployment_id: only } = (await deploy(id, deployRequest([serviceJob('web')])));
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     const sent = await channel.next((d) => d.deployment?.id === only);
     channel.report({ ...runningReport(only, ['web'], { status: 'rolled_back' }), rollback: { reason: 'web not healthy', to_deployment_id: null } });
     expect((await channel.next((d) => d.revision > sent.revision)).deployment).toBeNull();
-    expect((await server.api.get(`/devices/${id}/deployments/active`, owner)).status).toBe(404);
+    await expectRefused(owner.run('device_deployment_active', { device: id }), 404);
     expect(await status(id)).toMatchObject({ deployment_id: only, status: 'rolled_back', rollback: { reason: 'web not healthy', to_deployment_id: null }, online: true, stale: false });
   });
 
   it('keeps the active deployment when the device rolled back to one that no longer exists, and audits it once', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: old } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
-    const bad = (await server.api.post(`/devices/${id}/deployments/${old}/clone`, { active: true }, owner)).body.id;
-    expect((await server.api.delete(`/devices/${id}/deployments/${old}`, owner)).status).toBe(200);
+    const { deployment_id: old } = (await deploy(id, deployRequest([serviceJob('web')])));
+    const bad = await clone(id, old);
+    await owner.run('device_deployment_rm', { device: id, deployment_id: old });
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     await channel.next((d) => d.deployment?.id === bad);
@@ -216,7 +219,7 @@ describe('deployment channel', () => {
     channel.report(report('still not healthy'));
     await eventually('the second report', async () => (await status(id)).rollback?.reason === 'still not healthy');
     expect(await activeOf(id)).toBe(bad);
-    const logs = (await server.api.get(`/devices/${id}/audit-logs?max=20`, owner)).body.logs as { action: string; details: string }[];
+    const logs = (await auditLogs(id)) as { action: string; details: string }[];
     expect(logs.filter((e) => e.action === 'device.deployment_rolled_back').map((e) => e.details)).toEqual([
       `device rolled back deployment ${bad} to ${old}, which no longer exists; ${bad} stays active: not healthy`,
     ]);
@@ -224,7 +227,7 @@ describe('deployment channel', () => {
 
   it('stores a repeated report once (runtimes repeat their state every minute), and a repeat\'s new log tails in its place', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')])));
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     await channel.next();
@@ -255,10 +258,10 @@ describe('deployment channel', () => {
 
   it('opens a new channel on reconnect, and leaves a runtime without the channel alone', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')])));
     const old = await connect(apiKey, {});
     await eventually('the server asking for the deployment channel', () => old.refused.some((path) => path.endsWith('/deployments')));
-    expect((await server.api.post('/api/exec', { device: id, command: ['true'] }, owner)).body).toMatchObject({ exit_code: 0 });
+    expect(await owner.run('device_exec', { device: id, command: ['true'] })).toMatchObject({ exit_code: 0 });
     old.close();
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
@@ -267,7 +270,7 @@ describe('deployment channel', () => {
 
   it('expires reports after REPORT_RETENTION_DAYS: the status falls back to pending and the purge removes them', async () => {
     const { id, apiKey } = await device();
-    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')]))).body;
+    const { deployment_id: deploymentId } = (await deploy(id, deployRequest([serviceJob('web')])));
     const channel = new ChannelEnd();
     await connect(apiKey, { deployments: channel.handler });
     await channel.next();

@@ -2,12 +2,13 @@
  * A job's log over REST (docs/protocol.md, "Deployments", Logs): the server opens
  * `deployments/logs` on the device's tunnel (the tunnel stub plays the runtime) and relays its
  * text, following until the client leaves; the device's refusal is the REST error. Offline
- * devices, authorization and bad queries: deployments-api.e2e-spec.ts.
+ * devices, authorization and bad queries: deployments-api.e2e-spec.ts. The first read is fetch on
+ * purpose: the answer's media type is the REST contract checked.
  */
 import type { ServerHttp2Stream } from 'node:http2';
 import { TUNNEL_OPS } from '@svc/common';
 import type { Caller } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
+import { expectRefused } from './fixtures/expect-error';
 import { useFleet } from './fixtures/fleet';
 import type { TestServer } from './fixtures/test-server';
 import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
@@ -66,22 +67,20 @@ describe('job logs', () => {
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await res.text()).toBe('log of web: line 1\nline 2\n');
     expect(seenArgs).toEqual([{ job: 'web', follow: false, tail: 20 }]);
-    const audit = (await server.api.get(`/devices/${id}/audit-logs?max=5`, owner)).body.logs;
+    const audit = (await fleet.user('owner').route('device_audit_logs.one', { device: id, max: 5 })).logs;
     expect(audit).toContainEqual(expect.objectContaining({ user: OWNER, action: 'device.deployment_logs_read', details: 'read the log of job web' }));
   });
 
   it('follows until the client leaves, then cancels the device stream', async () => {
-    const controller = new AbortController();
-    const res = await fetch(`${server.url}/devices/${id}/deployments/jobs/web/logs?follow=true`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
-    const reader = res.body!.getReader();
+    const res = await fleet.user('owner').client.deploymentLogs(id, 'web', { follow: true });
     let text = '';
-    while (!text.includes('more\nmore\n')) text += Buffer.from((await reader.read()).value!).toString();
+    for await (const chunk of res) if ((text += String(chunk)).includes('more\nmore\n')) break;
     expect(seenArgs).toEqual([{ job: 'web', follow: true, tail: 100 }]);
-    controller.abort();
+    res.destroy();
     await cancelled;
   });
 
   it("relays the device's refusal", async () => {
-    expectError(await server.api.get(`/devices/${id}/deployments/jobs/missing/logs`, owner), 404, 'NOT_FOUND', 'No job missing runs on this device');
+    await expectRefused(fleet.user('owner').client.deploymentLogs(id, 'missing'), 404, 'NOT_FOUND', 'No job missing runs on this device');
   });
 });

@@ -7,7 +7,6 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Deployment, DeploymentStatus, DeploymentSummary } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { DeployProject, processRunning } from './fixtures/deploy-project';
 import { eventually } from './fixtures/eventually';
 import { useFleet } from './fixtures/fleet';
@@ -63,7 +62,6 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
     },
   });
   let server: TestServer;
-  let owner: Caller;
   let runtime: RuntimeProcess;
   let alice: CliHome;
   let mcp: McpSession;
@@ -71,12 +69,11 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
 
   /** A run-spec job (a single job file) whose main process writes its pid to the project's `<pidKey>.pid`. */
   const sleeperFile = (name: string, pidKey: string) => project.write(name, `id: sleeper\nsteps:\n  - name: main\n    run: echo $$ > ${project.pidFile(pidKey)}; exec sleep 3600\nrestart: {policy: always, backoff: 200ms, max_backoff: 1s}\n`);
-  const status = async (deploymentId?: string) => (await server.api.post('/devices/deployments/status', { device: DEVICE, deployment_id: deploymentId }, owner)).body as DeploymentStatus;
+  const status = async (deploymentId?: string) => (await fleet.user('alice').run('device_deployment_status', { device: DEVICE, deployment_id: deploymentId })) as DeploymentStatus;
   const describeLast = async () => `last status: ${JSON.stringify(await status())}\nruntime log:\n${runtime.stderr.slice(-20).join('\n')}`;
 
   beforeAll(async () => {
     server = fleet.server;
-    owner = fleet.user('alice').caller;
     runtime = fleet.device(DEVICE).runtime!;
     alice = fleet.user('alice').home;
     // The MCP server's working directory is the project: device_deploy's relative paths are read there.
@@ -213,11 +210,11 @@ describe('deploy files and the deployment tools of svc mcp (real binary, real se
 
     it('is recorded in the audit log "(via MCP)", unlike the same user\'s svc deploy', async () => {
       expect((await svc(alice, ['deploy', DEVICE, 'sleeper.yaml', '--name', 'from-cli', '--deployment', ids.first], { cwd: project.dir })).code).toBe(0);
-      const res = await server.api.post('/devices/audit-logs', { device: DEVICE }, owner);
-      const deploys = (res.body.logs as Array<{ action: string; user: string; details: string }>).filter((entry) => entry.action === 'device.deployment_jobs_deployed');
+      const { logs } = (await fleet.user('alice').run('device_audit_logs', { device: DEVICE })) as { logs: Array<{ action: string; user: string; details: string }> };
+      const deploys = (logs as Array<{ action: string; user: string; details: string }>).filter((entry) => entry.action === 'device.deployment_jobs_deployed');
       expect(deploys.find((entry) => entry.details.includes('job(s) sleeper'))).toMatchObject({ user: ALICE, details: expect.stringMatching(/\(via MCP\)$/) });
       expect(deploys.find((entry) => entry.details.includes('from-cli'))?.details).not.toContain('via MCP');
-      const activations = res.body.logs.filter((entry: { action: string }) => entry.action === 'device.deployment_activated');
+      const activations = logs.filter((entry: { action: string }) => entry.action === 'device.deployment_activated');
       expect(activations).toEqual([expect.objectContaining({ details: expect.stringMatching(/\(via MCP\)$/) })]);
     });
 

@@ -3,13 +3,13 @@
  * viewer of one device, over REST and through the real `svc` binary, with a real runtime running a
  * job that prints its secret. The viewer sees the jobs, their env names and file names, and the
  * status, but no env value, no inline file content and no log tail; the owner sees everything.
+ * REST calls are operations by name through the SDK.
  */
 import { Deployment, DEPLOYMENT_REPORT_INTERVAL_MS, DeploymentStatus, REDACTED } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { DeployProject, deploymentDocument } from './fixtures/deploy-project';
 import { eventually } from './fixtures/eventually';
-import { expectError } from './fixtures/expect-error';
-import { useFleet } from './fixtures/fleet';
+import { expectRefused } from './fixtures/expect-error';
+import { FleetUser, useFleet } from './fixtures/fleet';
 import { CliHome, svc, svcJson } from './fixtures/svc-cli';
 import type { TestServer } from './fixtures/test-server';
 
@@ -25,20 +25,20 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
     devices: { [DEVICE]: { owner: 'owner', shares: { viewer: 'viewer' }, runtime: { env: { SVC_IMAGE_UPDATE_INTERVAL: 'off' }, readyLog: 'deployment channel open' } } },
   });
   let server: TestServer;
-  let owner: Caller;
-  let viewer: Caller;
+  let owner: FleetUser;
+  let viewer: FleetUser;
   let project: DeployProject;
   let ownerCli: CliHome;
   let viewerCli: CliHome;
   const ticker = setInterval(() => server?.clock.advance(20), 20);
 
-  const status = (caller: Caller) => server.api.post('/devices/deployments/status', { device: DEVICE }, caller);
+  const status = async (user: FleetUser): Promise<any> => user.run('device_deployment_status', { device: DEVICE });
 
   beforeAll(async () => {
     project = new DeployProject();
     server = fleet.server;
-    owner = fleet.user('owner').caller;
-    viewer = fleet.user('viewer').caller;
+    owner = fleet.user('owner');
+    viewer = fleet.user('viewer');
     ownerCli = fleet.user('owner').home;
     viewerCli = fleet.user('viewer').home;
 
@@ -58,9 +58,9 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
     // 60 s), whose new log tail the server stores in place of the unchanged report (as on a loaded
     // machine, where a line that came late stayed out of the status for 30 minutes): wait past it.
     // On a timeout, the last status says where it stopped.
-    await eventually('the job printed its secret into the status', async () => (await status(owner)).body.jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)), {
+    await eventually('the job printed its secret into the status', async () => (await status(owner)).jobs?.[0]?.log_tail?.some((line: string) => line.includes(SECRET)), {
       timeoutMs: DEPLOYMENT_REPORT_INTERVAL_MS + 30_000,
-      describe: async () => JSON.stringify((await status(owner)).body).slice(0, 2000),
+      describe: async () => JSON.stringify(await status(owner)).slice(0, 2000),
     });
   }, DEPLOYMENT_REPORT_INTERVAL_MS + 60_000);
   afterAll(() => {
@@ -69,38 +69,36 @@ describe('deployment secrets and viewers (real binary, real server, real runtime
   });
 
   it('shows the owner env values and file contents, and a viewer the names only (REST)', async () => {
-    const mine = (await server.api.get(`/devices/${DEVICE}/deployment`, owner)).body as Deployment;
+    const mine = (await owner.run('device_deployment_show', { device: DEVICE })) as Deployment;
     expect(mine.jobs[0]).toMatchObject({ env: { API_TOKEN: SECRET }, files: { 'token.txt': `${FILE_SECRET}\n` } });
     expect(mine).not.toHaveProperty('redacted');
 
-    const res = await server.api.get(`/devices/${DEVICE}/deployment`, viewer);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ redacted: true, jobs: [{ id: 'app', env: { API_TOKEN: REDACTED }, files: { 'token.txt': REDACTED } }] });
-    expect(JSON.stringify(res.body)).not.toMatch(new RegExp(`${SECRET}|${FILE_SECRET}`));
+    const res = await viewer.run('device_deployment_show', { device: DEVICE });
+    expect(res).toMatchObject({ redacted: true, jobs: [{ id: 'app', env: { API_TOKEN: REDACTED }, files: { 'token.txt': REDACTED } }] });
+    expect(JSON.stringify(res)).not.toMatch(new RegExp(`${SECRET}|${FILE_SECRET}`));
     // The rest of the job is there: its steps, its type.
-    expect(res.body.jobs[0]).toMatchObject({ type: 'service', steps: [expect.objectContaining({ name: 'main' })] });
+    expect(res.jobs[0]).toMatchObject({ type: 'service', steps: [expect.objectContaining({ name: 'main' })] });
   });
 
   it('leaves the log tails out of a viewer\'s status, single and [Batch] (REST), as it refuses the viewer the job log', async () => {
-    const mine = (await status(owner)).body as DeploymentStatus;
+    const mine = (await status(owner)) as DeploymentStatus;
     expect(mine.jobs[0].log_tail?.join('\n')).toContain(SECRET);
 
     const theirs = await status(viewer);
-    expect(theirs.status).toBe(200);
-    expect(theirs.body).toMatchObject({ status: 'running', online: true, jobs: [{ id: 'app', status: 'running' }] });
-    expect(theirs.body.jobs[0]).not.toHaveProperty('log_tail');
-    expect(JSON.stringify(theirs.body)).not.toContain(SECRET);
-    const batch = await server.api.post('/devices/deployments/status', { devices: [DEVICE] }, viewer);
-    expect(JSON.stringify(batch.body)).not.toContain(SECRET);
-    expect(batch.body.results[0]).toMatchObject({ device: DEVICE, status: 'running' });
+    expect(theirs).toMatchObject({ status: 'running', online: true, jobs: [{ id: 'app', status: 'running' }] });
+    expect(theirs.jobs[0]).not.toHaveProperty('log_tail');
+    expect(JSON.stringify(theirs)).not.toContain(SECRET);
+    const batch = (await viewer.run('device_deployment_status', { devices: [DEVICE] })) as { results: unknown[] };
+    expect(JSON.stringify(batch)).not.toContain(SECRET);
+    expect(batch.results[0]).toMatchObject({ device: DEVICE, status: 'running' });
 
-    expectError(await server.api.get(`/devices/${DEVICE}/deployments/jobs/app/logs`, viewer), 403, 'FORBIDDEN', /device:deploy/);
+    await expectRefused(viewer.client.deploymentLogs(DEVICE, 'app'), 403, 'FORBIDDEN', /device:deploy/);
   });
 
   it('lists summaries without env or files to everyone (REST)', async () => {
     for (const caller of [owner, viewer]) {
-      const listed = await server.api.post('/devices/deployments/list', { device: DEVICE }, caller);
-      expect(listed.body.deployments).toEqual([
+      const listed = (await caller.run('device_deployment_list', { device: DEVICE })) as { deployments: unknown[] };
+      expect(listed.deployments).toEqual([
         { id: expect.any(String), active: true, name: 'app', jobs: [{ id: 'app', type: 'service', enabled: true }], created_at: expect.any(String), updated_at: expect.any(String) },
       ]);
     }

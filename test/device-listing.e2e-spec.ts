@@ -2,11 +2,11 @@
  * devices_list (`GET /devices`) filters and cursor paging over real HTTP: the default answer keeps
  * the specification's array, `limit`/`cursor` answer `{items, next_cursor}` pages that add up to
  * that array, pages stay stable under inserts, and owned and shared devices merge without repeats.
+ * Listings are called by name through the SDK; the refusals of malformed query strings are raw.
  */
 import { randomBytes } from 'node:crypto';
-import { Caller } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
-import { useFleet } from './fixtures/fleet';
+import { expectError, expectRefused } from './fixtures/expect-error';
+import { FleetUser, useFleet } from './fixtures/fleet';
 import { requestRegistration, TestServer } from './fixtures/test-server';
 import { DevicesRepository } from '../apps/server/src/devices/records/devices.repository';
 
@@ -23,21 +23,18 @@ describe('device listing: filters and paging', () => {
     },
   });
   let server: TestServer;
-  let alice: Caller;
+  let alice: FleetUser;
   let requestId: string;
-  const list = async (query = '', caller: Caller = alice) => {
-    const res = await server.api.get(`/devices${query}`, caller);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  /** devices_list with its route's filters and paging (`limit`, `cursor`): an array, or a Page with limit or cursor. */
+  const list = async (query: Record<string, unknown> = {}, caller: FleetUser = alice): Promise<any> => caller.run('devices_list', query);
   const ids = (items: Item[]) => items.map((item) => item.id);
   /** Follows next_cursor from the first page (or `from`) to the last; returns every page. */
-  const pages = async (query: string, caller: Caller = alice, from?: string) => {
+  const pages = async (query: Record<string, unknown>, caller: FleetUser = alice, from?: string) => {
     const seen: Page[] = [];
-    let page: Page = await list(from === undefined ? `?${query}` : `?${query}&cursor=${from}`, caller);
+    let page: Page = await list({ ...query, cursor: from }, caller);
     seen.push(page);
     while (page.next_cursor !== null) {
-      page = await list(`?${query}&cursor=${page.next_cursor}`, caller);
+      page = await list({ ...query, cursor: page.next_cursor }, caller);
       seen.push(page);
     }
     return seen;
@@ -62,8 +59,8 @@ describe('device listing: filters and paging', () => {
 
   beforeAll(async () => {
     server = fleet.server;
-    alice = fleet.user('alice').caller;
-    expect((await server.api.post('/orgs/listorg/devices', { device: 'ls-o1' }, alice)).status).toBe(200);
+    alice = fleet.user('alice');
+    await alice.run('org_devices_add', { org_id: 'listorg', device: 'ls-o1' });
     requestId = await requestRegistration(server, 'ls-pending', 'user:alice@list.test', 'alpha-new');
   });
 
@@ -76,15 +73,15 @@ describe('device listing: filters and paging', () => {
   });
 
   it.each([
-    ['a name prefix, devices and pending requests alike', '?name=alpha', ['ls-a1', 'ls-a2', 'REQUEST']],
-    ['a name prefix is case-sensitive', '?name=Alpha', []],
-    ['an owner scope', '?owner=org:listorg', ['ls-o1']],
-    ['an owner e-mail: a device shared with the caller', '?owner=bob@list.test', ['ls-bob1']],
-    ['an owner organization id', '?owner=listorg', ['ls-o1']],
-    ['status offline: devices only', '?status=offline', ['ls-a1', 'ls-a2', 'ls-b1', 'ls-bob1', 'ls-o1']],
-    ['status pending: requests only', '?status=pending', ['REQUEST']],
-    ['status online: nothing without tunnels', '?status=online', []],
-    ['filters combine', '?owner=user:alice@list.test&name=alpha&status=offline', ['ls-a1', 'ls-a2']],
+    ['a name prefix, devices and pending requests alike', { name: 'alpha' }, ['ls-a1', 'ls-a2', 'REQUEST']],
+    ['a name prefix is case-sensitive', { name: 'Alpha' }, []],
+    ['an owner scope', { owner: 'org:listorg' }, ['ls-o1']],
+    ['an owner e-mail: a device shared with the caller', { owner: 'bob@list.test' }, ['ls-bob1']],
+    ['an owner organization id', { owner: 'listorg' }, ['ls-o1']],
+    ['status offline: devices only', { status: 'offline' }, ['ls-a1', 'ls-a2', 'ls-b1', 'ls-bob1', 'ls-o1']],
+    ['status pending: requests only', { status: 'pending' }, ['REQUEST']],
+    ['status online: nothing without tunnels', { status: 'online' }, []],
+    ['filters combine', { owner: 'user:alice@list.test', name: 'alpha', status: 'offline' }, ['ls-a1', 'ls-a2']],
   ])('filters by %s, still as an array', async (_label, query, expected) => {
     expect(ids(await list(query))).toEqual(expected.map((id) => (id === 'REQUEST' ? requestId : id)));
   });
@@ -92,35 +89,35 @@ describe('device listing: filters and paging', () => {
   it('pages add up to the whole list, with next_cursor null on the last page', async () => {
     const whole = ids(await list());
     for (const size of [1, 2, 5, 6, 1000]) {
-      const walked = await pages(`limit=${size}`);
+      const walked = await pages({ limit: size });
       expect(walked.flatMap((page) => ids(page.items))).toEqual(whole);
       expect(walked.slice(0, -1).every((page) => page.items.length === size && page.next_cursor !== null)).toBe(true);
       expect(walked[walked.length - 1].next_cursor).toBeNull();
     }
-    expect(await list('?limit=5')).toEqual({ items: await list().then((all: Item[]) => all.slice(0, 5)), next_cursor: expect.any(String) });
+    expect(await list({ limit: 5 })).toEqual({ items: await list().then((all: Item[]) => all.slice(0, 5)), next_cursor: expect.any(String) });
   });
 
   it('pages filtered lists, and a cursor alone pages by 100', async () => {
-    expect((await pages('limit=1&name=alpha')).flatMap((page) => ids(page.items))).toEqual(['ls-a1', 'ls-a2', requestId]);
-    expect((await pages('limit=2&status=pending')).flatMap((page) => ids(page.items))).toEqual([requestId]);
-    const first: Page = await list('?limit=1');
-    const rest: Page = await list(`?cursor=${first.next_cursor}`);
+    expect((await pages({ limit: 1, name: 'alpha' })).flatMap((page) => ids(page.items))).toEqual(['ls-a1', 'ls-a2', requestId]);
+    expect((await pages({ limit: 2, status: 'pending' })).flatMap((page) => ids(page.items))).toEqual([requestId]);
+    const first: Page = await list({ limit: 1 });
+    const rest: Page = await list({ cursor: first.next_cursor });
     expect(ids(rest.items)).toEqual(['ls-a2', 'ls-b1', 'ls-bob1', 'ls-o1', requestId]);
     expect(rest.next_cursor).toBeNull();
   });
 
   it('is stable under inserts: later pages neither repeat nor skip devices', async () => {
-    const first: Page = await list('?limit=2');
+    const first: Page = await list({ limit: 2 });
     expect(ids(first.items)).toEqual(['ls-a1', 'ls-a2']);
     await seed('ls-a0', 'user:alice@list.test');
     await seed('ls-az', 'user:alice@list.test');
-    const rest = (await pages('limit=2', alice, first.next_cursor!)).flatMap((page) => ids(page.items));
+    const rest = (await pages({ limit: 2 }, alice, first.next_cursor!)).flatMap((page) => ids(page.items));
     expect(rest).toEqual(['ls-az', 'ls-b1', 'ls-bob1', 'ls-o1', requestId]);
   });
 
   it('merges owned and shared devices by id across pages, each device once', async () => {
-    const carol = await server.login('carol@list.test');
-    await server.api.post('/orgs', { id: 'carolorg', email: 'carol@list.test' }, server.admin);
+    const carol = await fleet.as('carol@list.test');
+    await fleet.admin.run('org_create', { id: 'carolorg', email: 'carol@list.test' });
     const expected: string[] = [];
     for (let i = 0; i < 250; i++) {
       const id = `c-${String(i).padStart(3, '0')}`;
@@ -134,15 +131,14 @@ describe('device listing: filters and paging', () => {
       expected.push(id);
     }
     await seed('c-hidden', 'user:dave@list.test');
-    const walked = await pages('limit=100', carol);
+    const walked = await pages({ limit: 100 }, carol);
     expect(walked.map((page) => page.items.length)).toEqual([100, 100, 50]);
     expect(walked.flatMap((page) => ids(page.items))).toEqual(expected);
-    expect(ids(await list('', carol))).toEqual(expected);
-    expect(ids(await list('?owner=dave@list.test', carol))).toEqual(expected.filter((_, i) => i % 4 === 2));
-    const orgPage: Page = await list('?owner=org:carolorg&limit=10', carol);
+    expect(ids(await list({}, carol))).toEqual(expected);
+    expect(ids(await list({ owner: 'dave@list.test' }, carol))).toEqual(expected.filter((_, i) => i % 4 === 2));
+    const orgPage: Page = await list({ owner: 'org:carolorg', limit: 10 }, carol);
     expect(ids(orgPage.items)).toEqual(expected.filter((_, i) => i % 4 === 1 || i % 4 === 3).slice(0, 10));
-    const orgDevices = await server.api.get('/orgs/carolorg/devices', carol);
-    expect(orgDevices.body).toHaveLength(125);
+    expect(await carol.run('org_devices_list', { org_id: 'carolorg' })).toHaveLength(125);
   });
 
   it.each([
@@ -158,10 +154,11 @@ describe('device listing: filters and paging', () => {
     ['an empty name prefix', '?name=', /name must not be empty/],
     ['an unknown parameter', '?sort=name', /sort/],
   ])('refuses %s with 400', async (_label, query, message) => {
-    expectError(await server.api.get(`/devices${query}`, alice), 400, 'INVALID_INPUT', message);
+    // Raw: query strings no SDK call writes (hexadecimal, repeated, unknown parameters), the REST contract.
+    expectError(await server.api.get(`/devices${query}`, alice.caller), 400, 'INVALID_INPUT', message);
   });
 
   it('needs a user token', async () => {
-    expectError(await server.api.get('/devices?limit=1'), 401, 'UNAUTHENTICATED');
+    await expectRefused(fleet.client({}).run('devices_list', { limit: 1 }), 401, 'UNAUTHENTICATED');
   });
 });

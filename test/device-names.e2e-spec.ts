@@ -3,15 +3,15 @@
  * at registration, an owner renames it (REST, `svc devices rename`, the `device_rename` MCP
  * extension), the rename is audited and a re-key keeps it; `svc devices status` says "now" for an
  * online device and, once it is gone, when it was last heard from rather than when it connected.
+ * REST calls are operations by name through the SDK.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeviceListItem, DeviceStatusResult } from '@svc/common';
-import { Caller } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
+import { expectError, expectRefused } from './fixtures/expect-error';
 import { callTool, startMcp } from './fixtures/mcp-session';
-import { useFleet } from './fixtures/fleet';
+import { FleetUser, OperationClient, useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, svc, svcJson } from './fixtures/svc-cli';
 import { pollRegistration, registerDevice, submitRegistration, TestServer } from './fixtures/test-server';
@@ -33,10 +33,10 @@ describe('device names and last seen', () => {
   let dir: string;
   let alice: CliHome;
   const runtimes: RuntimeProcess[] = [];
-  const as = (email: string) => server.login(email);
-  const listed = async (caller: Caller) => (await server.api.get('/devices', caller)).body as DeviceListItem[];
-  const statusOf = async (device: string) => (await server.api.get(`/devices/${device}/status`, await as(ALICE))).body as DeviceStatusResult;
-  const rename = async (device: string, body: unknown, caller?: Caller) => server.api.patch(`/devices/${encodeURIComponent(device)}`, body, caller);
+  const as = (email: string) => fleet.as(email);
+  const listed = async (user: FleetUser) => (await user.run('devices_list', {})) as DeviceListItem[];
+  const statusOf = async (device: string) => (await (await as(ALICE)).route('device_status.one', { device })) as DeviceStatusResult;
+  const rename = (device: string, name: unknown, caller: OperationClient) => caller.run('device_rename', { device, name });
   const runtime = (name: string, ...flags: string[]) => {
     const rt = startRuntimeProcess(['run', '--poll-interval', '100ms', ...flags], { HOME: dir, SVC_CONFIG_DIR: join(dir, name), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile });
     runtimes.push(rt);
@@ -71,28 +71,27 @@ describe('device names and last seen', () => {
 
   describe('renaming', () => {
     beforeAll(async () => {
-      await registerDevice(server, 'ren-1', `user:${ALICE}`, await as(ALICE));
-      await server.api.post('/devices/ren-1/access', { email_or_org_id: VIEWER, role: 'viewer' }, await as(ALICE));
+      await registerDevice(server, 'ren-1', `user:${ALICE}`, (await as(ALICE)).caller);
+      await (await as(ALICE)).run('device_access_add', { device: 'ren-1', email_or_org_id: VIEWER, role: 'viewer' });
     });
 
     it('REST: the owner renames; the new name is listed, resolves as a reference and is audited', async () => {
-      const res = await rename('ren-1', { name: 'Front door' }, await as(ALICE));
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'renamed', device_id: 'ren-1', name: 'Front door' });
+      expect(await rename('ren-1', 'Front door', await as(ALICE))).toEqual({ status: 'renamed', device_id: 'ren-1', name: 'Front door' });
       expect((await listed(await as(ALICE))).find((d) => d.id === 'ren-1')?.name).toBe('Front door');
-      expect((await server.api.get(`/devices/${encodeURIComponent('Front door')}/status`, await as(ALICE))).status).toBe(200);
-      const logs = (await server.api.get('/devices/ren-1/audit-logs', await as(ALICE))).body.logs as { action: string; user: string; details: string }[];
+      await statusOf('Front door');
+      const logs = (await (await as(ALICE)).route('device_audit_logs.one', { device: 'ren-1' })).logs as { action: string; user: string; details: string }[];
       expect(logs).toContainEqual(expect.objectContaining({ action: 'device.renamed', user: ALICE, details: expect.stringContaining('to "Front door"') }));
     });
 
     it('REST: refuses a viewer (403), a stranger (404), no token (401) and bad names (400)', async () => {
-      expectError(await rename('ren-1', { name: 'mine' }, await as(VIEWER)), 403, 'FORBIDDEN', /device:manage/);
-      expectError(await rename('ren-1', { name: 'mine' }, await as(STRANGER)), 404, 'DEVICE_NOT_FOUND');
-      expect((await rename('ren-1', { name: 'mine' })).status).toBe(401);
+      await expectRefused(rename('ren-1', 'mine', await as(VIEWER)), 403, 'FORBIDDEN', /device:manage/);
+      await expectRefused(rename('ren-1', 'mine', await as(STRANGER)), 404, 'DEVICE_NOT_FOUND');
+      await expectRefused(rename('ren-1', 'mine', fleet.client({})), 401);
       for (const name of ['', '   ', 'tab\there', 'rtl\u202Eevil', 'x'.repeat(65), ' lead', 42]) {
-        expectError(await rename('ren-1', { name }, await as(ALICE)), 400, 'INVALID_INPUT');
+        await expectRefused(rename('ren-1', name, await as(ALICE)), 400, 'INVALID_INPUT');
       }
-      expectError(await rename('ren-1', {}, await as(ALICE)), 400, 'INVALID_INPUT');
+      // Raw: the SDK never sends a request without a required parameter.
+      expectError(await server.api.patch('/devices/ren-1', {}, (await as(ALICE)).caller), 400, 'INVALID_INPUT');
       expect((await listed(await as(ALICE))).find((d) => d.id === 'ren-1')?.name).toBe('Front door');
     });
 
@@ -117,7 +116,7 @@ describe('device names and last seen', () => {
 
     it('a re-key keeps the name', async () => {
       const request = await submitRegistration(server, 'ren-1', `user:${ALICE}`);
-      expect((await server.api.post('/devices/approve', { request_id: request.requestId }, await as(ALICE))).status).toBe(200);
+      await (await as(ALICE)).client.call('devices_approve', { device: request.requestId });
       expect((await pollRegistration(server, request.requestId)).body.status).toBe('approved');
       expect((await listed(await as(ALICE))).find((d) => d.id === 'ren-1')?.name).toBe('garden gate');
     });
@@ -125,7 +124,7 @@ describe('device names and last seen', () => {
 
   describe('last seen', () => {
     it('is "now" while online, and the last heartbeat, not the connect time, once gone', async () => {
-      const apiKey = await registerDevice(server, 'seen-1', `user:${ALICE}`, await as(ALICE));
+      const apiKey = await registerDevice(server, 'seen-1', `user:${ALICE}`, (await as(ALICE)).caller);
       const rt = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'seen-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(rt);
       await rt.waitForLog('tunnel up');

@@ -3,16 +3,16 @@
  * a stranger cannot squat an id an owner's device asked for first (REST, two users, and the
  * CLI), approving a request that replaces a running device's key is marked and confirmed (table,
  * terminal prompt, --yes, MCP refusal), and removing an approved device is confirmed too, with its
- * audit log still readable by its former owner afterwards.
+ * audit log still readable by its former owner afterwards. REST calls are operations by name
+ * through the SDK (approval as `svc devices approve --yes` sends it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeviceListItem } from '@svc/common';
-import { Caller } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
+import { expectRefused } from './fixtures/expect-error';
 import { callTool, callToolError, startMcp } from './fixtures/mcp-session';
-import { useFleet } from './fixtures/fleet';
+import { FleetUser, useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, svc, svcInTerminal, svcJson } from './fixtures/svc-cli';
 import { pollRegistration, registerDevice, submitRegistration, TestServer } from './fixtures/test-server';
@@ -39,11 +39,12 @@ describe('device id claims, key replacement and removal', () => {
   let alice: CliHome;
   let mallory: CliHome;
   const runtimes: RuntimeProcess[] = [];
-  const as = (email: string) => server.login(email);
-  const pending = async (caller: Caller, deviceId: string) =>
-    ((await server.api.get('/devices', caller)).body as DeviceListItem[]).filter((d) => d.status === 'pending' && d.device_id === deviceId);
-  const approve = (requestId: string, caller: Caller) => server.api.post('/devices/approve', { request_id: requestId }, caller);
-  const statusOf = async (deviceId: string) => (await server.api.get(`/devices/${deviceId}/status`, await as(ALICE))).body;
+  const as = (email: string) => fleet.as(email);
+  const pending = async (user: FleetUser, deviceId: string) => ((await user.run('devices_list', {})) as DeviceListItem[]).filter((d) => d.status === 'pending' && d.device_id === deviceId);
+  const approve = (requestId: string, user: FleetUser) => user.client.call('devices_approve', { device: requestId });
+  const status = async (deviceId: string, email = ALICE) => (await as(email)).route('device_status.one', { device: deviceId });
+  const statusOf = (deviceId: string) => status(deviceId);
+  const auditLogs = async (deviceId: string, email: string) => (await as(email)).route('device_audit_logs.one', { device: deviceId });
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-claims-'));
@@ -58,16 +59,16 @@ describe('device id claims, key replacement and removal', () => {
       server.clock.advance(1000);
       const squat = await submitRegistration(server, 'claim-rest', `user:${MALLORY}`);
 
-      expectError(await approve(squat.requestId, await as(MALLORY)), 409, 'CONFLICT', /requested earlier for another owner/);
+      await expectRefused(approve(squat.requestId, await as(MALLORY)), 409, 'CONFLICT', /requested earlier for another owner/);
       expect((await pending(await as(ALICE), 'claim-rest')).map((d) => d.request_id)).toEqual([genuine.requestId]);
       expect((await pollRegistration(server, genuine.requestId)).body).toEqual({ status: 'pending' });
 
-      expect((await approve(genuine.requestId, await as(ALICE))).status).toBe(200);
+      await approve(genuine.requestId, await as(ALICE));
       expect((await pollRegistration(server, genuine.requestId)).body).toMatchObject({ status: 'approved', device_id: 'claim-rest' });
       // Approving Alice's request decided only Alice's: Mallory's still waits, and finds the id taken.
       expect((await pollRegistration(server, squat.requestId)).body).toEqual({ status: 'pending' });
-      expectError(await approve(squat.requestId, await as(MALLORY)), 409, 'CONFLICT', /already registered/);
-      expect((await server.api.get('/devices/claim-rest/status', await as(ALICE))).status).toBe(200);
+      await expectRefused(approve(squat.requestId, await as(MALLORY)), 409, 'CONFLICT', /already registered/);
+      await status('claim-rest');
     });
 
     it('REST: approving one request rejects the same owner\'s other requests for that id, never another owner\'s', async () => {
@@ -75,7 +76,7 @@ describe('device id claims, key replacement and removal', () => {
       const second = await submitRegistration(server, 'claim-same', `user:${ALICE}`);
       server.clock.advance(1000);
       const later = await submitRegistration(server, 'claim-same', `user:${MALLORY}`);
-      expect((await approve(second.requestId, await as(ALICE))).status).toBe(200);
+      await approve(second.requestId, await as(ALICE));
       expect((await pollRegistration(server, first.requestId)).body).toEqual({ status: 'rejected' });
       expect((await pollRegistration(server, later.requestId)).body).toEqual({ status: 'pending' });
     });
@@ -101,7 +102,7 @@ describe('device id claims, key replacement and removal', () => {
     let requestId: string;
 
     beforeAll(async () => {
-      const apiKey = await registerDevice(server, 'rekey-1', `user:${ALICE}`, await as(ALICE));
+      const apiKey = await registerDevice(server, 'rekey-1', `user:${ALICE}`, (await as(ALICE)).caller);
       const runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'rekey-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(runtime);
       await runtime.waitForLog('tunnel up');
@@ -160,14 +161,14 @@ describe('device id claims, key replacement and removal', () => {
 
   describe('removing an approved device', () => {
     beforeAll(async () => {
-      await registerDevice(server, 'gone-1', `user:${ALICE}`, await as(ALICE));
+      await registerDevice(server, 'gone-1', `user:${ALICE}`, (await as(ALICE)).caller);
     });
 
     it('is refused without a terminal and without --yes; a pending request is rejected without asking', async () => {
       const { code, stderr } = await svc(alice, ['devices', 'reject', 'gone-1']);
       expect(code).toBe(2);
       expect(stderr).toMatch(/^Error: Removing device gone-1 \(offline\) revokes its key .*Pass --yes to confirm/m);
-      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(200);
+      await status('gone-1');
 
       const request = await submitRegistration(server, 'gone-pending', `user:${ALICE}`);
       const rejected = await svc(alice, ['devices', 'reject', request.requestId]);
@@ -180,26 +181,26 @@ describe('device id claims, key replacement and removal', () => {
       expect(output).toMatch(/Removing device gone-1 \(offline\)/);
       expect(output).toContain('Not removed: nothing changed.');
       expect(code).toBe(1);
-      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(200);
+      await status('gone-1');
     });
 
     it('"yes" on the terminal removes it; its former owner still reads its audit log, nobody else does', async () => {
       const { code } = await inTerminal(alice, ['devices', 'reject', 'gone-1'], 'y');
       expect(code).toBe(0);
-      expect((await server.api.get('/devices/gone-1/status', await as(ALICE))).status).toBe(404);
+      await expectRefused(status('gone-1'), 404);
 
       const logs = await svcJson<{ logs: { action: string }[] }>(alice, ['devices', 'logs', 'gone-1']);
       expect(logs.logs.map((entry) => entry.action)).toEqual(expect.arrayContaining(['device.registration_requested', 'device.approved', 'device.removed']));
-      expectError(await server.api.get('/devices/gone-1/audit-logs', await as(MALLORY)), 404, 'DEVICE_NOT_FOUND');
+      await expectRefused(auditLogs('gone-1', MALLORY), 404, 'DEVICE_NOT_FOUND');
 
       // The id registered again by someone else: their history starts fresh, Alice's stays hers.
       server.clock.advance(1000);
-      await registerDevice(server, 'gone-1', `user:${MALLORY}`, await as(MALLORY));
-      await server.api.post('/devices/reject', { device: 'gone-1' }, await as(MALLORY));
-      const again = (await server.api.get('/devices/gone-1/audit-logs', await as(ALICE))).body as { logs: { action: string; user: string }[] };
+      await registerDevice(server, 'gone-1', `user:${MALLORY}`, (await as(MALLORY)).caller);
+      await (await as(MALLORY)).run('devices_reject', { device: 'gone-1' });
+      const again = (await auditLogs('gone-1', ALICE)) as { logs: { action: string; user: string }[] };
       expect(again.logs.length).toBeGreaterThan(0);
       expect(again.logs.every((entry) => !entry.user.includes('mallory'))).toBe(true);
-      const theirs = (await server.api.get('/devices/gone-1/audit-logs', await as(MALLORY))).body as { logs: { user: string }[] };
+      const theirs = (await auditLogs('gone-1', MALLORY)) as { logs: { user: string }[] };
       expect(theirs.logs.every((entry) => !entry.user.includes('alice'))).toBe(true);
     });
   });

@@ -1,12 +1,16 @@
 /**
  * The registration flow over real HTTP with tokens from the real identity provider:
  * register → list pending → approve (allowed and refused) → key delivered once → reject.
+ * Users' operations are called by name through the SDK (approval as `svc devices approve --yes`
+ * sends it); the runtime's side (POST /auth/device and its status poll) has no catalog entry and
+ * is called raw, as the runtime calls it.
  */
 import { generateDeviceIdentity, keyFingerprint } from '@svc/common';
+import { expectRefused } from './fixtures/expect-error';
 import { pollRegistration, registrationProof, requestRegistration, TestServer } from './fixtures/test-server';
 import { Storage } from '../apps/server/src/storage/storage.port';
 import { DEVICES, REGISTRATIONS } from '../apps/server/src/storage/records';
-import { useFleet } from './fixtures/fleet';
+import { FleetUser, useFleet } from './fixtures/fleet';
 
 const INFO = { hostname: 'edge-1', platform: 'linux', architecture: 'aarch64', os_version: 'Debian 12' };
 /** A well-formed public key for requests whose polls these tests do not sign. */
@@ -18,13 +22,17 @@ describe('device registration', () => {
     orgs: { acme: { owner: 'boss@acme.test', members: { 'member@acme.test': 'editor' } } },
   });
   let server: TestServer;
+  const as = (email: string) => fleet.as(email);
+  /** devices_approve as the REST operation (`svc devices approve --yes`), naming the request by its id. */
+  const approve = (user: FleetUser, requestId: string) => user.client.call('devices_approve', { device: requestId });
+  const listed = async (user: FleetUser, id: string) => (await user.run('devices_list', {})).find((d) => d.id === id);
 
   beforeAll(() => {
     server = fleet.server;
   });
 
   it('runs the whole flow: pending, approval, key exactly once, then rejection', async () => {
-    const alice = await server.login('alice@example.test');
+    const alice = await as('alice@example.test');
     const identity = generateDeviceIdentity();
     const fingerprint = keyFingerprint(identity.publicKey);
     const reg = await server.api.post('/auth/device', { device_id: 'dev-flow-1', owner_scope: 'user:alice@example.test', device_info: INFO, public_key: identity.publicKey });
@@ -35,9 +43,8 @@ describe('device registration', () => {
 
     expect((await poll()).body).toEqual({ status: 'pending' });
 
-    const listed = await server.api.get('/devices', alice);
-    expect(listed.status).toBe(200);
-    expect(listed.body).toContainEqual(
+    const pending = await alice.run('devices_list', {});
+    expect(pending).toContainEqual(
       expect.objectContaining({
         id: requestId,
         status: 'pending',
@@ -50,17 +57,16 @@ describe('device registration', () => {
         source_address: '127.0.0.1',
       }),
     );
-    expect(listed.body.find((d: { id: string }) => d.id === requestId).key_mismatch).toBeUndefined();
+    expect(pending.find((d) => d.id === requestId)!.key_mismatch).toBeUndefined();
 
-    const stranger = await server.login('mallory@example.test');
-    expect((await server.api.get('/devices', stranger)).body).toEqual([]);
-    const refused = await server.api.post('/devices/approve', { request_id: requestId }, stranger);
+    const stranger = await as('mallory@example.test');
+    expect(await stranger.run('devices_list', {})).toEqual([]);
+    // Raw: the error answer's whole shape (its requestId), the REST contract.
+    const refused = await server.api.post('/devices/approve', { request_id: requestId }, stranger.caller);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ statusCode: 403, code: 'FORBIDDEN', message: expect.stringContaining('Access denied'), requestId: expect.any(String) });
 
-    const approved = await server.api.post('/devices/approve', { request_id: requestId }, alice);
-    expect(approved.status).toBe(200);
-    expect(approved.body).toEqual({ status: 'approved', device_id: 'dev-flow-1', fingerprint });
+    expect(await approve(alice, requestId)).toEqual({ status: 'approved', device_id: 'dev-flow-1', fingerprint });
 
     const first = await poll();
     expect(first.status).toBe(200);
@@ -69,19 +75,16 @@ describe('device registration', () => {
     expect(second.status).toBe(410);
     expect(JSON.stringify(second.body)).not.toContain(first.body.api_key);
 
-    const devices = await server.api.get('/devices', alice);
-    expect(devices.body).toEqual([{ id: 'dev-flow-1', name: 'edge-1', status: 'offline', owner: 'user:alice@example.test' }]);
-    expect((await server.api.get('/devices/dev-flow-1/status', alice)).body).toEqual({ status: 'offline', health: 'unknown', uptime: null, last_seen: null });
+    expect(await alice.run('devices_list', {})).toEqual([{ id: 'dev-flow-1', name: 'edge-1', status: 'offline', owner: 'user:alice@example.test' }]);
+    expect(await alice.route('device_status.one', { device: 'dev-flow-1' })).toEqual({ status: 'offline', health: 'unknown', uptime: null, last_seen: null });
 
-    const rejected = await server.api.post('/devices/reject', { device: 'dev-flow-1' }, alice);
-    expect(rejected.body).toEqual({ status: 'rejected' });
-    expect((await server.api.get('/devices/dev-flow-1/status', alice)).status).toBe(404);
+    expect(await alice.run('devices_reject', { device: 'dev-flow-1' })).toEqual({ status: 'rejected' });
+    await expectRefused(alice.route('device_status.one', { device: 'dev-flow-1' }), 404);
   });
 
   it('stores only a hash of the API key', async () => {
-    const alice = await server.login('alice@example.test');
     const requestId = await requestRegistration(server, 'dev-hash', 'user:alice@example.test');
-    await server.api.post('/devices/approve', { request_id: requestId }, alice);
+    await approve(await as('alice@example.test'), requestId);
     const key = (await pollRegistration(server, requestId)).body.api_key as string;
     const storage = server.app.get(Storage);
     const device = await storage.collection(DEVICES).findOne({ id: 'dev-hash' });
@@ -94,28 +97,27 @@ describe('device registration', () => {
   });
 
   it('rejects a pending request, and the runtime then sees rejected', async () => {
-    const alice = await server.login('alice@example.test');
+    const alice = await as('alice@example.test');
     const requestId = await requestRegistration(server, 'dev-rejected', 'user:alice@example.test');
-    expect((await server.api.post('/devices/reject', { device: requestId }, alice)).body).toEqual({ status: 'rejected' });
+    expect(await alice.run('devices_reject', { device: requestId })).toEqual({ status: 'rejected' });
     expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'rejected' });
-    expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(404);
-    expect((await server.api.get('/devices', alice)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
+    await expectRefused(approve(alice, requestId), 404);
+    expect(await listed(alice, requestId)).toBeUndefined();
   });
 
   it('lets org admins, and only them, approve for an org scope', async () => {
-    const boss = await server.login('boss@acme.test');
-    const member = await server.login('member@acme.test');
+    const boss = await as('boss@acme.test');
+    const member = await as('member@acme.test');
     const requestId = await requestRegistration(server, 'dev-org', 'org:acme');
-    expect((await server.api.get('/devices', member)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
-    expect((await server.api.post('/devices/approve', { request_id: requestId }, member)).status).toBe(403);
-    expect((await server.api.post('/devices/approve', { device: 'dev-org' }, boss)).body).toEqual({ status: 'approved', device_id: 'dev-org', fingerprint: expect.any(String) });
-    expect((await server.api.get('/devices', member)).body).toContainEqual(expect.objectContaining({ id: 'dev-org', owner: 'org:acme' }));
+    expect(await listed(member, requestId)).toBeUndefined();
+    await expectRefused(approve(member, requestId), 403);
+    expect(await boss.client.call('devices_approve', { device: 'dev-org' })).toEqual({ status: 'approved', device_id: 'dev-org', fingerprint: expect.any(String) });
+    expect(await member.run('devices_list', {})).toContainEqual(expect.objectContaining({ id: 'dev-org', owner: 'org:acme' }));
   });
 
   it('refuses the admin key as an approver: it is not a device credential', async () => {
     const requestId = await requestRegistration(server, 'dev-admin-key', 'user:alice@example.test');
-    const res = await server.api.post('/devices/approve', { request_id: requestId }, server.admin);
-    expect(res.status).toBe(403);
+    await expectRefused(fleet.admin.run('devices_approve', { device: requestId }), 403);
   });
 
   it('caps pending requests per owner scope', async () => {
@@ -126,33 +128,32 @@ describe('device registration', () => {
   });
 
   it('expires pending requests after the 60-minute approval window', async () => {
-    const alice = await server.login('alice@example.test');
+    const alice = await as('alice@example.test');
     const requestId = await requestRegistration(server, 'dev-expiring', 'user:alice@example.test');
     server.clock.advance(61 * 60 * 1000);
     try {
       // Expired is indistinguishable from unknown, even to the key's holder.
       expect((await pollRegistration(server, requestId)).status).toBe(401);
-      expect((await server.api.get('/devices', alice)).body.find((d: { id: string }) => d.id === requestId)).toBeUndefined();
-      expect((await server.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(404);
+      expect(await listed(alice, requestId)).toBeUndefined();
+      await expectRefused(approve(alice, requestId), 404);
     } finally {
       server.clock.advance(-61 * 60 * 1000);
     }
   });
 
   it('re-keys a device its owner approves again, and refuses a stranger taking over its id', async () => {
-    const alice = await server.login('alice@example.test');
-    const mallory = await server.login('mallory@example.test');
+    const alice = await as('alice@example.test');
+    const mallory = await as('mallory@example.test');
     const identity = generateDeviceIdentity();
     const firstId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test', { identity });
-    await server.api.post('/devices/approve', { request_id: firstId }, alice);
+    await approve(alice, firstId);
     const oldKey = (await pollRegistration(server, firstId)).body.api_key;
 
     const hijack = await requestRegistration(server, 'dev-rekey', 'user:mallory@example.test');
-    const refused = await server.api.post('/devices/approve', { request_id: hijack }, mallory);
-    expect(refused.status).toBe(409);
+    await expectRefused(approve(mallory, hijack), 409);
 
     const againId = await requestRegistration(server, 'dev-rekey', 'user:alice@example.test', { identity });
-    expect((await server.api.post('/devices/approve', { request_id: againId }, alice)).status).toBe(200);
+    await approve(alice, againId);
     const newKey = (await pollRegistration(server, againId)).body.api_key;
     expect(newKey).not.toBe(oldKey);
   });

@@ -89,8 +89,8 @@ describe('docker_exec through the tunnel (real runtime, podman engine)', () => {
 
   it('audits engine connections once per user and device per minute', async () => {
     const audited = async () => {
-      const res = await server.api.get('/devices/dk-1/audit-logs?max=1000', alice);
-      return (res.body.logs as { action: string; user: string }[]).filter((e) => e.action === 'device.docker_opened');
+      const { logs } = await fleet.user('alice').route('device_audit_logs.one', { device: 'dk-1', max: 1000 });
+      return (logs as { action: string; user: string }[]).filter((e) => e.action === 'device.docker_opened');
     };
     server.clock.advance(61_000);
     const before = (await audited()).length;

@@ -9,11 +9,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Caller } from './fixtures/api-client';
 import { useFleet } from './fixtures/fleet';
+import { attemptOf } from './fixtures/operation-client';
 import type { RuntimeProcess } from './fixtures/runtime-process';
 import { CliHome, svc } from './fixtures/svc-cli';
-import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@files-carriers.test';
 const SIZES = [2_000, 5_000, 10_000, 20_000];
@@ -38,13 +37,9 @@ describe('large file answers on both carriers', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const fleet = useFleet({ relay: true, users: { alice: ALICE } });
-  let server: TestServer;
-  let alice: Caller;
   let cli: CliHome;
 
   beforeAll(() => {
-    server = fleet.server;
-    alice = fleet.user('alice').caller;
     cli = fleet.user('alice').home;
   });
 
@@ -65,9 +60,9 @@ describe('large file answers on both carriers', () => {
       const failures: string[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         for (const count of SIZES) {
-          const answer = await server.api.get(`/devices/${deviceId}/files?path=${encodeURIComponent(directories.get(count)!)}`, alice).catch((err: Error) => ({ status: 0, body: `${err.message} (${(err.cause as Error | undefined)?.message})` }));
-          if (answer.status !== 200 || !Array.isArray(answer.body) || answer.body.length !== count) {
-            failures.push(`${count} entries, round ${round}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+          const answer = await attemptOf(fleet.user('alice').route('device_ls.list', { device: deviceId, path: directories.get(count)! }));
+          if (!answer.ok || !Array.isArray(answer.result) || answer.result.length !== count) {
+            failures.push(`${count} entries, round ${round}: ${JSON.stringify(answer.ok ? answer.result : answer.error).slice(0, 200)}`);
           }
         }
       }

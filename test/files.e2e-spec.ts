@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { DeviceFiles } from '../apps/cli/src/sdk/device-files';
 import type { Caller } from './fixtures/api-client';
+import { expectRefused } from './fixtures/expect-error';
 import { sha256OfFile, writeDeterministicFile } from './fixtures/large-files';
 import { useFleet } from './fixtures/fleet';
 import { defaultCarrier, RuntimeProcess } from './fixtures/runtime-process';
@@ -144,8 +145,8 @@ describe('device files (real runtime)', () => {
       // Sizes and mtimes were kept, so a second sync finds nothing to do.
       expect(await files.sync(tree(), `fs-1:${remote()}`, options)).toMatchObject({ copy: [], delete: [], unchanged: 2 });
 
-      const audit = await server.api.get('/devices/fs-1/audit-logs?max=1000', alice);
-      const synced = (audit.body.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.files_synced');
+      const audit = await fleet.user('alice').route('device_audit_logs.one', { device: 'fs-1', max: 1000 });
+      const synced = (audit.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.files_synced');
       expect(synced).toEqual([expect.objectContaining({ details: `sync of ${remote()}: 2 written (9 bytes), 1 deleted` })]);
     });
 
@@ -183,26 +184,24 @@ describe('device files (real runtime)', () => {
       expect(error).toMatchObject({ code: 'FORBIDDEN', statusCode: 403, message: expect.stringMatching(/Permission denied|Read-only/) });
     });
 
-    it.each([
-      ['a NUL in the path', `/devices/fs-1/files?path=${encodeURIComponent('/tmp/a\0b')}`],
-      ['a missing path', '/devices/fs-1/files'],
-    ])('answers INVALID_INPUT (400) for %s', async (_name, path) => {
-      const res = await server.api.get(path, alice);
+    it('answers INVALID_INPUT (400) for a NUL in the path', async () => {
+      await expectRefused(fleet.user('alice').route('device_ls.list', { device: 'fs-1', path: '/tmp/a\0b' }), 400, 'INVALID_INPUT');
+    });
+
+    it('answers INVALID_INPUT (400) for a missing path', async () => {
+      // Raw: the SDK never sends a request without a required parameter.
+      const res = await server.api.get('/devices/fs-1/files', alice);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_INPUT');
     });
 
     it('refuses to delete outside the sync root', async () => {
-      const res = await server.api.post('/devices/fs-1/files/delete', { root: device, paths: ['../escape'], sync: 'abcdefgh12' }, alice);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('INVALID_INPUT');
+      await expectRefused(fleet.user('alice').route('device_sync.delete', { device: 'fs-1', root: device, paths: ['../escape'], sync: 'abcdefgh12' }), 400, 'INVALID_INPUT');
     });
 
     it('refuses a download that leaves its sync root', async () => {
-      const path = encodeURIComponent(join(device, 'synced/../plain.txt'));
-      const res = await server.api.get(`/devices/fs-1/files/content?path=${path}&within=${encodeURIComponent(join(device, 'synced'))}`, alice);
-      expect(res.status).toBe(403);
-      expect(res.body.code).toBe('FORBIDDEN');
+      const download = fleet.user('alice').route('device_cp.download', { device: 'fs-1', path: join(device, 'synced/../plain.txt'), within: join(device, 'synced') });
+      await expectRefused(download, 403, 'FORBIDDEN');
     });
 
     it.each([

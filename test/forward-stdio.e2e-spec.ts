@@ -76,8 +76,8 @@ describe('the stdio form of a forward (real runtime)', () => {
   it('carries a real ssh session to sshd on the device (ProxyCommand)', async () => {
     const result = await ssh(String(sshd.port), ['echo', 'ok']);
     expect(result).toMatchObject({ code: 0, stdout: 'ok\n' });
-    const audit = await server.api.get('/devices/st-1/audit-logs?max=100', alice);
-    expect(audit.body.logs).toContainEqual(expect.objectContaining({ action: 'device.forward_opened', details: `forward to tcp 127.0.0.1:${sshd.port}` }));
+    const audit = await fleet.user('alice').route('device_audit_logs.one', { device: 'st-1', max: 100 });
+    expect(audit.logs).toContainEqual(expect.objectContaining({ action: 'device.forward_opened', details: `forward to tcp 127.0.0.1:${sshd.port}` }));
   });
 
   it('fails ssh with the refusal on stderr when the target is closed', async () => {

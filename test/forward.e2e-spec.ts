@@ -276,8 +276,8 @@ describe('forwarding through client streams (real runtime)', () => {
     const echo = await target(startEchoServer({ host: '127.0.0.1' }));
     const { port } = await forwarder(parseForwardSpec(`10027:${echo.port}`)[0]);
     const audited = async () => {
-      const res = await server.api.get('/devices/fw-1/audit-logs?max=1000', alice);
-      return (res.body.logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.forward_opened' && e.details.endsWith(`:${echo.port}`));
+      const { logs } = await fleet.user('alice').route('device_audit_logs.one', { device: 'fw-1', max: 1000 });
+      return (logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.forward_opened' && e.details.endsWith(`:${echo.port}`));
     };
     await Promise.all(Array.from({ length: 5 }, () => exchange({ port }, Buffer.from('hello'))));
     expect(await audited()).toEqual([expect.objectContaining({ user: ALICE, details: `forward to tcp 127.0.0.1:${echo.port}` })]);

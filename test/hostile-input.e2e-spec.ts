@@ -3,6 +3,7 @@
  * content encodings and charsets, non-JSON bodies, bodies on GET, prototype keys, control and
  * bidi characters in text other users see, impossible audit dates and loose numbers, and odd
  * paths and query strings. Each is a 4xx with the standard error body, never a 500 or a hang.
+ * Raw REST paths on purpose: the requests here are ones no SDK call would send.
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { LIMITS } from '@svc/common';

@@ -5,6 +5,7 @@
  * checker compares with the local tag instead of pulling), the containers are created but never
  * started, and the "was running → started again" path is covered by the unit specs with a fake
  * engine (apps/runtime/src/deployments/*.spec.ts) instead.
+ * Not on useFleet: no server; the runtime's image checker against a real engine.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

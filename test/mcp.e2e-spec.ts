@@ -187,7 +187,7 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
 
     it('adds a member to an organization the user owns and lists the members; a role outside the enum is refused', async () => {
       // Creating organizations is an administrator's; the user owns this one.
-      expect((await server.api.post('/orgs', { id: 'mcp-org', email: ALICE }, server.admin)).status).toBe(201);
+      await fleet.admin.run('org_create', { id: 'mcp-org', email: ALICE });
       expect(await callTool(mcp, 'org_list')).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'mcp-org', owner: ALICE })]));
       expect(await callTool(mcp, 'org_members_add', { org_id: 'mcp-org', email: BOB, role: 'editor' })).toEqual({ status: 'added' });
       expect(await callTool(mcp, 'org_members_list', { org_id: 'mcp-org' })).toEqual(expect.arrayContaining([{ email: BOB, role: 'editor' }]));
@@ -198,13 +198,12 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
   it('is recorded in the audit log "(via MCP)", unlike the same user\'s CLI commands', async () => {
     await callTool(mcp, 'device_exec', { device: 'mcp-1', command: ['echo', 'from-mcp'] });
     expect((await svc(alice, ['exec', 'mcp-1', '--', 'echo', 'from-cli'])).code).toBe(0);
-    const res = await server.api.call<{ logs: Array<{ action: string; user: string; details: string }> }>('POST', '/devices/audit-logs', await server.login(ALICE), { device: 'mcp-1' });
-    expect(res.status).toBe(200);
-    const execs = res.body.logs.filter((entry) => entry.action === 'device.exec');
+    const res = (await fleet.user('alice').run('device_audit_logs', { device: 'mcp-1' })) as { logs: Array<{ action: string; user: string; details: string }> };
+    const execs = res.logs.filter((entry) => entry.action === 'device.exec');
     expect(execs.find((entry) => entry.details.includes('from-mcp'))).toMatchObject({ user: ALICE, details: expect.stringMatching(/from-mcp \(via MCP\)$/) });
     expect(execs.find((entry) => entry.details.includes('from-cli'))?.details).not.toContain('via MCP');
     // Streams say so too: the forward and the file transfers of the tests above.
-    const streamed = res.body.logs.filter((entry) => entry.action === 'device.forward_opened' || entry.action === 'device.file_written');
+    const streamed = res.logs.filter((entry) => entry.action === 'device.forward_opened' || entry.action === 'device.file_written');
     expect(streamed.length).toBeGreaterThan(0);
     for (const entry of streamed) expect(entry.details).toMatch(/\(via MCP\)$/);
   });

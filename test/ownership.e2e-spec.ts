@@ -2,11 +2,12 @@
  * Ownership changes: re-registration (re-key), moves into and out of organizations and
  * organization deletion follow one rule. Only the owner (the owning user, or an admin of the owning
  * organization) changes the owner, only to a scope it speaks for, and the shares are dropped.
+ * Operations are called by name through the SDK; approval as `svc devices approve --yes` sends it
+ * (these approvals replace keys, which `svc mcp` leaves to a person).
  */
-import { Caller } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
 import { generateDeviceIdentity } from '@svc/common';
-import { useFleet } from './fixtures/fleet';
+import { expectRefused } from './fixtures/expect-error';
+import { FleetUser, useFleet } from './fixtures/fleet';
 import { pollRegistration, registerDevice, requestRegistration, TestServer } from './fixtures/test-server';
 
 describe('ownership', () => {
@@ -14,13 +15,12 @@ describe('ownership', () => {
     orgs: { fleet: { owner: 'fadmin@own.test', members: { 'fadmin2@own.test': 'admin', 'feditor@own.test': 'editor', 'fviewer@own.test': 'viewer' } } },
   });
   let server: TestServer;
-  const as = (email: string) => server.login(email);
-  const share = async (device: string, who: string, role: string, caller: Caller) =>
-    expect((await server.api.post(`/devices/${device}/access`, { email_or_org_id: who, role }, caller)).status).toBe(200);
-  const ownerOf = async (device: string, caller: Caller) =>
-    ((await server.api.get('/devices', caller)).body as { id: string; owner: string }[]).find((d) => d.id === device)?.owner;
-  const accessOf = async (device: string, caller: Caller) => (await server.api.get(`/devices/${device}/access`, caller)).body;
-  const approve = async (requestId: string, caller: Caller) => server.api.post('/devices/approve', { request_id: requestId }, caller);
+  const as = (email: string) => fleet.as(email);
+  const share = (device: string, who: string, role: string, caller: FleetUser) => caller.run('device_access_add', { device, email_or_org_id: who, role });
+  const ownerOf = async (device: string, caller: FleetUser) => (await caller.run('devices_list', {})).find((d) => d.id === device)?.owner;
+  const accessOf = (device: string, caller: FleetUser) => caller.run('device_access_list', { device });
+  const approve = (requestId: string, caller: FleetUser) => caller.client.call('devices_approve', { device: requestId });
+  const status = (device: string, caller: FleetUser) => caller.route('device_status.one', { device });
   const keyOf = async (requestId: string) => (await pollRegistration(server, requestId)).body.api_key;
 
   beforeAll(() => {
@@ -32,63 +32,63 @@ describe('ownership', () => {
       const alice = await as('alice@own.test');
       const bob = await as('bob@own.test');
       const identity = generateDeviceIdentity();
-      const oldKey = await registerDevice(server, 'own-take', 'user:alice@own.test', alice, { identity });
+      const oldKey = await registerDevice(server, 'own-take', 'user:alice@own.test', alice.caller, { identity });
       await share('own-take', 'bob@own.test', 'admin', alice);
 
       const requestId = await requestRegistration(server, 'own-take', 'user:bob@own.test', { identity });
-      expect((await approve(requestId, bob)).status).toBe(200);
+      await approve(requestId, bob);
       const newKey = await keyOf(requestId);
       expect(newKey).toMatch(/^svc_/);
       expect(newKey).not.toBe(oldKey);
 
       expect(await ownerOf('own-take', alice)).toBe('user:alice@own.test');
       expect(await accessOf('own-take', alice)).toEqual([{ email: 'bob@own.test', role: 'admin' }]);
-      expect((await server.api.get('/devices/own-take/status', alice)).status).toBe(200);
+      await status('own-take', alice);
     });
 
     it('an org editor with a personal admin share does not take the organization\'s device', async () => {
       const fadmin = await as('fadmin@own.test');
       const feditor = await as('feditor@own.test');
       const identity = generateDeviceIdentity();
-      await registerDevice(server, 'own-org-take', 'org:fleet', fadmin, { identity });
+      await registerDevice(server, 'own-org-take', 'org:fleet', fadmin.caller, { identity });
       await share('own-org-take', 'feditor@own.test', 'admin', fadmin);
 
       const requestId = await requestRegistration(server, 'own-org-take', 'user:feditor@own.test', { identity });
-      expect((await approve(requestId, feditor)).status).toBe(200);
+      await approve(requestId, feditor);
       expect(await ownerOf('own-org-take', fadmin)).toBe('org:fleet');
-      expect((await server.api.get('/orgs/fleet/devices', await as('fviewer@own.test'))).body).toContainEqual(expect.objectContaining({ id: 'own-org-take' }));
+      expect(await (await as('fviewer@own.test')).run('org_devices_list', { org_id: 'fleet' })).toContainEqual(expect.objectContaining({ id: 'own-org-take' }));
     });
 
     it('a share without manage may not re-key; a stranger finds the id taken', async () => {
       const alice = await as('alice@own.test');
       const identity = generateDeviceIdentity();
-      await registerDevice(server, 'own-view', 'user:alice@own.test', alice, { identity });
+      await registerDevice(server, 'own-view', 'user:alice@own.test', alice.caller, { identity });
       await share('own-view', 'vic@own.test', 'viewer', alice);
       const byViewer = await requestRegistration(server, 'own-view', 'user:vic@own.test', { identity });
-      expectError(await approve(byViewer, await as('vic@own.test')), 403, 'FORBIDDEN', /device:manage/);
+      await expectRefused(approve(byViewer, await as('vic@own.test')), 403, 'FORBIDDEN', /device:manage/);
       const byStranger = await requestRegistration(server, 'own-view', 'user:mallory@own.test');
-      expectError(await approve(byStranger, await as('mallory@own.test')), 409, 'CONFLICT', /already registered/);
+      await expectRefused(approve(byStranger, await as('mallory@own.test')), 409, 'CONFLICT', /already registered/);
       expect(await ownerOf('own-view', alice)).toBe('user:alice@own.test');
     });
 
     it('the owner moves it into an organization it administers; the shares are dropped', async () => {
       const fadmin = await as('fadmin@own.test');
-      await registerDevice(server, 'own-in', 'user:fadmin@own.test', fadmin);
+      await registerDevice(server, 'own-in', 'user:fadmin@own.test', fadmin.caller);
       await share('own-in', 'fviewer@own.test', 'editor', fadmin);
 
       const requestId = await requestRegistration(server, 'own-in', 'org:fleet');
-      expect((await approve(requestId, fadmin)).status).toBe(200);
+      await approve(requestId, fadmin);
       expect(await ownerOf('own-in', fadmin)).toBe('org:fleet');
       expect(await accessOf('own-in', fadmin)).toEqual([]);
     });
 
     it('the owner may not move it into an organization while it is shared outside (cross-org sharing off)', async () => {
       const fadmin = await as('fadmin@own.test');
-      await registerDevice(server, 'own-leaky', 'user:fadmin@own.test', fadmin);
+      await registerDevice(server, 'own-leaky', 'user:fadmin@own.test', fadmin.caller);
       await share('own-leaky', 'outsider@elsewhere.test', 'viewer', fadmin);
 
       const requestId = await requestRegistration(server, 'own-leaky', 'org:fleet');
-      expectError(await approve(requestId, fadmin), 409, 'CONFLICT', /outside fleet/);
+      await expectRefused(approve(requestId, fadmin), 409, 'CONFLICT', /outside fleet/);
       expect(await ownerOf('own-leaky', fadmin)).toBe('user:fadmin@own.test');
       expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'pending' });
     });
@@ -97,37 +97,37 @@ describe('ownership', () => {
   describe('organization moves', () => {
     it('moving a device in drops all its shares', async () => {
       const fadmin = await as('fadmin@own.test');
-      await registerDevice(server, 'own-move-in', 'user:fadmin@own.test', fadmin);
+      await registerDevice(server, 'own-move-in', 'user:fadmin@own.test', fadmin.caller);
       await share('own-move-in', 'feditor@own.test', 'viewer', fadmin);
       await share('own-move-in', 'fleet', 'viewer', fadmin);
-      expect((await server.api.post('/orgs/fleet/devices', { device: 'own-move-in' }, fadmin)).body).toEqual({ status: 'added' });
+      expect(await fadmin.run('org_devices_add', { org_id: 'fleet', device: 'own-move-in' })).toEqual({ status: 'added' });
       expect(await ownerOf('own-move-in', fadmin)).toBe('org:fleet');
       expect(await accessOf('own-move-in', fadmin)).toEqual([]);
     });
 
     it('taking a device out passes it to the calling admin and drops all its shares; editors may not', async () => {
       const fadmin = await as('fadmin@own.test');
-      await registerDevice(server, 'own-move-out', 'org:fleet', fadmin);
+      await registerDevice(server, 'own-move-out', 'org:fleet', fadmin.caller);
       await share('own-move-out', 'feditor@own.test', 'admin', fadmin);
-      expectError(await server.api.delete('/orgs/fleet/devices/own-move-out', await as('feditor@own.test')), 403, 'FORBIDDEN');
+      await expectRefused((await as('feditor@own.test')).run('org_devices_remove', { org_id: 'fleet', device: 'own-move-out' }), 403, 'FORBIDDEN');
 
       const fadmin2 = await as('fadmin2@own.test');
-      expect((await server.api.delete('/orgs/fleet/devices/own-move-out', fadmin2)).body).toEqual({ status: 'removed' });
+      expect(await fadmin2.run('org_devices_remove', { org_id: 'fleet', device: 'own-move-out' })).toEqual({ status: 'removed' });
       expect(await ownerOf('own-move-out', fadmin2)).toBe('user:fadmin2@own.test');
       expect(await accessOf('own-move-out', fadmin2)).toEqual([]);
-      expectError(await server.api.get('/devices/own-move-out/status', await as('feditor@own.test')), 404, 'DEVICE_NOT_FOUND');
+      await expectRefused(status('own-move-out', await as('feditor@own.test')), 404, 'DEVICE_NOT_FOUND');
     });
 
     it('deleting an organization hands its devices to the owner without their shares', async () => {
-      await server.api.post('/orgs', { id: 'gone', email: 'gboss@own.test' }, server.admin);
-      await server.api.post('/orgs/gone/members', { email: 'gmember@own.test', role: 'viewer' }, server.admin);
+      await fleet.admin.run('org_create', { id: 'gone', email: 'gboss@own.test' });
+      await fleet.admin.run('org_members_add', { org_id: 'gone', email: 'gmember@own.test', role: 'viewer' });
       const gboss = await as('gboss@own.test');
-      await registerDevice(server, 'own-gone', 'org:gone', gboss);
+      await registerDevice(server, 'own-gone', 'org:gone', gboss.caller);
       await share('own-gone', 'gmember@own.test', 'editor', gboss);
-      expect((await server.api.delete('/orgs/gone', server.admin)).body).toEqual({ status: 'deleted' });
+      expect(await fleet.admin.run('org_delete', { id: 'gone' })).toEqual({ status: 'deleted' });
       expect(await ownerOf('own-gone', gboss)).toBe('user:gboss@own.test');
       expect(await accessOf('own-gone', gboss)).toEqual([]);
-      expectError(await server.api.get('/devices/own-gone/status', await as('gmember@own.test')), 404, 'DEVICE_NOT_FOUND');
+      await expectRefused(status('own-gone', await as('gmember@own.test')), 404, 'DEVICE_NOT_FOUND');
     });
   });
 });

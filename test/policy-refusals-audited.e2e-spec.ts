@@ -3,9 +3,9 @@
  * who may not approve for its organization, a stranger squatting a device id an owner's device
  * asked for first, an organization's owner trying to leave it, a viewer trying to run a command.
  * Each refusal answers as before and leaves an `access.refused` entry naming who and what.
+ * Operations are called by name through the SDK.
  */
-import { Caller } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
+import { expectRefused } from './fixtures/expect-error';
 import { useFleet } from './fixtures/fleet';
 import { submitRegistration } from './fixtures/test-server';
 import { Storage } from '../apps/server/src/storage/storage.port';
@@ -20,12 +20,13 @@ const VIEWER = 'viewer@refusals.test';
 type Entry = { user: string; action: string; details: string; deviceId?: string | null; orgId?: string | null };
 
 describe('refusals are audited where AccessPolicy decides them', () => {
-  // The refusals are asserted on the REST answers themselves ({statusCode, code, message}); the rest goes by operation name.
   const fleet = useFleet({
     users: { owner: OWNER, member: MEMBER, mallory: MALLORY, viewer: VIEWER },
     orgs: { refusals: { owner: 'owner', members: { member: 'editor' } } },
   });
-  const as = (persona: string): Caller => fleet.user(persona).caller;
+  const as = (persona: string) => fleet.user(persona);
+  /** devices_approve as the REST operation (`svc devices approve --yes`), so that the server, not the client, refuses. */
+  const approve = (persona: string, requestId: string) => as(persona).client.call('devices_approve', { device: requestId });
   // Straight from storage: first the entries the writer still holds (it writes a turn after the request).
   const refusals = async (): Promise<Entry[]> => {
     await fleet.server.app.get(AuditWriter, { strict: false }).flush();
@@ -35,8 +36,7 @@ describe('refusals are audited where AccessPolicy decides them', () => {
 
   it('a member who is not an admin approving for its organization: 403, audited under the device id', async () => {
     const request = await submitRegistration(fleet.server, 'refused-approval', 'org:refusals');
-    const member = as('member');
-    expectError(await fleet.server.api.post('/devices/approve', { request_id: request.requestId }, member), 403, 'FORBIDDEN', /may not approve devices for org:refusals/);
+    await expectRefused(approve('member', request.requestId), 403, 'FORBIDDEN', /may not approve devices for org:refusals/);
     expect(await refusals()).toContainEqual(
       expect.objectContaining({ user: MEMBER, deviceId: 'refused-approval', details: expect.stringMatching(/^refused approving the registration: .*org:refusals/) }),
     );
@@ -49,7 +49,7 @@ describe('refusals are audited where AccessPolicy decides them', () => {
     const genuine = await submitRegistration(fleet.server, 'squatted-id', `user:${OWNER}`);
     fleet.server.clock.advance(1000);
     const squat = await submitRegistration(fleet.server, 'squatted-id', `user:${MALLORY}`);
-    expectError(await fleet.server.api.post('/devices/approve', { request_id: squat.requestId }, as('mallory')), 409, 'CONFLICT', /requested earlier for another owner/);
+    await expectRefused(approve('mallory', squat.requestId), 409, 'CONFLICT', /requested earlier for another owner/);
     expect(await refusals()).toContainEqual(
       expect.objectContaining({ user: MALLORY, deviceId: 'squatted-id', details: expect.stringMatching(/^refused claiming the device id: /) }),
     );
@@ -60,25 +60,25 @@ describe('refusals are audited where AccessPolicy decides them', () => {
   });
 
   it("the organization's owner leaving it: 409, audited under the organization", async () => {
-    expectError(await fleet.server.api.delete(`/orgs/refusals/members/${OWNER}`, as('owner')), 409, 'CONFLICT', /owner cannot be removed/);
+    await expectRefused(as('owner').run('org_members_remove', { org_id: 'refusals', email: OWNER }), 409, 'CONFLICT', /owner cannot be removed/);
     expect(await refusals()).toContainEqual(expect.objectContaining({ user: OWNER, orgId: 'refusals', details: expect.stringMatching(/^refused leaving the organization: /) }));
     expect(await fleet.user('owner').run('org_members_list', { org_id: 'refusals' })).toContainEqual({ email: OWNER, role: 'admin' });
   });
 
   it('a viewer asking for a capability its role lacks: 403, audited with the capability', async () => {
     await fleet.addDevice('viewed-only', { owner: 'owner', shares: { viewer: 'viewer' } });
-    expectError(await fleet.server.api.post('/devices/viewed-only/access', { email_or_org_id: MALLORY, role: 'viewer' }, as('viewer')), 403, 'FORBIDDEN', /does not allow device:manage/);
+    await expectRefused(as('viewer').run('device_access_add', { device: 'viewed-only', email_or_org_id: MALLORY, role: 'viewer' }), 403, 'FORBIDDEN', /does not allow device:manage/);
     expect(await refusals()).toContainEqual(expect.objectContaining({ user: VIEWER, deviceId: 'viewed-only', details: expect.stringMatching(/^refused device:manage: /) }));
   });
 
   it('a device hidden from the caller is "not found" and writes nothing (it does not exist for that caller)', async () => {
     const before = (await refusals()).length;
-    expectError(await fleet.server.api.get('/devices/viewed-only/access', as('mallory')), 404, 'DEVICE_NOT_FOUND');
+    await expectRefused(as('mallory').run('device_access_list', { device: 'viewed-only' }), 404, 'DEVICE_NOT_FOUND');
     expect(await refusals()).toHaveLength(before);
   });
 
   it('a non-administrator creating an organization: 403, audited', async () => {
-    expectError(await fleet.server.api.post('/orgs', { id: 'not-mine', email: MALLORY }, as('mallory')), 403, 'FORBIDDEN', /Administrator privileges required/);
+    await expectRefused(as('mallory').run('org_create', { id: 'not-mine', email: MALLORY }), 403, 'FORBIDDEN', /Administrator privileges required/);
     expect(await refusals()).toContainEqual(expect.objectContaining({ user: MALLORY, details: expect.stringMatching(/^refused server:create-orgs: /) }));
   });
 });

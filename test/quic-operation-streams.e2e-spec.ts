@@ -1,3 +1,9 @@
+/**
+ * The QUIC carrier with one QUIC stream per operation, between the real relay carrier and the
+ * real runtime tunnel code in this process: the server sees one stream per operation, and a
+ * forward stuck behind a target that never reads does not hold up an exec on the same tunnel.
+ * Not on useFleet: the relay's QUIC carrier and the runtime's tunnel code alone, in this process.
+ */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,11 +36,6 @@ import { StreamRouter } from '../apps/runtime/src/tunnel/stream-router';
 import { loadTunnelTrust } from '../apps/runtime/src/tunnel/tls-trust';
 import { OpenTunnel, openTunnel } from '../apps/runtime/src/tunnel/tunnel-connection';
 
-/**
- * The QUIC carrier with one QUIC stream per operation, between the real relay carrier and the
- * real runtime tunnel code in this process: the server sees one stream per operation, and a
- * forward stuck behind a target that never reads does not hold up an exec on the same tunnel.
- */
 describe('QUIC carrier: one QUIC stream per operation', () => {
   let dir: string;
   let carrier: QuicCarrier;

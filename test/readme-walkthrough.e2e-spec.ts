@@ -6,6 +6,7 @@
  * walkthrough through bash, in order. Only what a reader would fill in is substituted: the ports
  * this run got, the data directory, the request id and device id shown by `svc devices list`,
  * and the browser sign-in.
+ * Not on useFleet: the server runs as `npm start` runs it (a real process), as the README says.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

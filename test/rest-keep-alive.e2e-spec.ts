@@ -2,26 +2,22 @@
  * A REST client that reuses an idle keep-alive connection must never meet a server closing it at
  * that moment (ECONNRESET). Node's own default closes idle connections after 5 s, inside the idle
  * time of common clients (fetch keeps them 4 s, browsers and balancers ~60 s): the server keeps
- * them 65 s (app.factory.ts, REST_TIMEOUTS).
+ * them 65 s (app.factory.ts, REST_TIMEOUTS). Raw sockets and paths on purpose: the connection's
+ * reuse is what is tested.
  */
 import { connect, Socket } from 'node:net';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { startTestServer, TestServer } from './fixtures/test-server';
+import { useFleet } from './fixtures/fleet';
+import { TestServer } from './fixtures/test-server';
 
 /** Longer than Node's default keepAliveTimeout (5 s), shorter than the server's. */
 const IDLE_MS = 6_500;
 
 describe('REST keep-alive', () => {
-  let idp: IdentityProviderHandle;
+  const fleet = useFleet({});
   let server: TestServer;
 
-  beforeAll(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(idp);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await idp?.stop();
+  beforeAll(() => {
+    server = fleet.server;
   });
 
   it('answers a second request on a connection left idle longer than Node’s 5 s default', async () => {

@@ -2,16 +2,17 @@
  * Deployments end to end: a real server, a real runtime process, real job processes. Deploy over
  * REST → the runtime runs the jobs → status over REST; a killed job restarted; a deployment that
  * never gets healthy rolled back to the previous one; a job's log over REST; the runtime
- * restarted while the server is down runs its jobs again from the stored state.
+ * restarted while the server is down runs its jobs again from the stored state. Operations are
+ * called by name through the SDK.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import type { Job } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { processRunning } from './fixtures/deployment-jobs';
-import { useFleet } from './fixtures/fleet';
+import { FleetUser, useFleet } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import type { TestServer } from './fixtures/test-server';
 import { eventually as waitUntil } from './fixtures/eventually';
@@ -28,7 +29,7 @@ describe('deployments on a real runtime', () => {
   const home = mkdtempSync(join(tmpdir(), 'svc-deploy-e2e-'));
   const deviceId = 'deploy-e2e';
   let server: TestServer | undefined;
-  let owner: Caller;
+  let owner: FleetUser;
   let runtime: RuntimeProcess | undefined;
   let env: Record<string, string>;
   let ticker: NodeJS.Timeout | undefined;
@@ -50,7 +51,9 @@ describe('deployments on a real runtime', () => {
       return undefined;
     }
   };
-  const status = async (deploymentId?: string) => (await server!.api.post('/devices/deployments/status', { device: deviceId, deployment_id: deploymentId }, owner)).body;
+  const status = async (deploymentId?: string): Promise<any> => owner.run('device_deployment_status', { device: deviceId, deployment_id: deploymentId });
+  const deploy = (body: unknown) => owner.route('device_deploy.jobs', { device: deviceId }, body);
+  const activate = (deploymentId: string) => owner.run('device_deployment_activate', { device: deviceId, deployment_id: deploymentId });
 
   const eventually = <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>) =>
     waitUntil(what, check, {
@@ -62,7 +65,7 @@ describe('deployments on a real runtime', () => {
     server = fleet.server;
     // The test server's clock stands still; reports stored in the same instant would tie as "newest".
     ticker = setInterval(() => server?.clock.advance(20), 20);
-    owner = fleet.user('owner').caller;
+    owner = fleet.user('owner');
     // A copy: the server's own goes with it when it stops, and the runtime is restarted after that.
     copyFileSync(server.tunnel!.caFile, join(home, 'ca.pem'));
     env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: join(home, 'ca.pem'), SVC_API_KEY: fleet.device(deviceId).apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
@@ -72,13 +75,12 @@ describe('deployments on a real runtime', () => {
 
   it('runs two deployed service jobs, running and healthy in the status; a killed job is restarted and counted', async () => {
     const web = sleeper('web', { observe: { health: { every: '200ms', observe: 'test -s pid', fails_after: 2 } } });
-    const deployed = await server!.api.post(`/devices/${deviceId}/deployments/jobs`, deployRequest([web, sleeper('worker')]), owner);
-    expect(deployed.status).toBe(200);
+    const deployed = await deploy(deployRequest([web, sleeper('worker')]));
     const running = await eventually('running and healthy', async () => {
       const current = await status();
       return current.status === 'running' && current.jobs.length === 2 && current;
     });
-    expect(running.deployment_id).toBe(deployed.body.deployment_id);
+    expect(running.deployment_id).toBe(deployed.deployment_id);
     expect(running.jobs.map(({ id, status: state, health }: { id: string; status: string; health: string }) => [id, state, health])).toEqual([
       ['web', 'running', 'healthy'],
       ['worker', 'running', 'healthy'],
@@ -93,30 +95,24 @@ describe('deployments on a real runtime', () => {
     expect(restarted.reason).toMatch(/killed by SIGKILL/);
     expect(pidOf('worker')).not.toBe(first);
 
-    const log = await server!.api.get(`/devices/${deviceId}/deployments/jobs/worker/logs?tail=50`, owner);
-    expect(log.status).toBe(200);
-    expect(String(log.body)).toContain('hello from worker');
+    const log = await text(await owner.client.deploymentLogs(deviceId, 'worker', { tail: 50 }));
+    expect(log).toContain('hello from worker');
   });
 
   it('rolls back a deployment whose job never gets healthy: the previous one runs again, the status says why', async () => {
     const good = (await status()).deployment_id as string;
     const goodPid = await eventually('the web pid', () => pidOf('web'));
-    const bad = (await server!.api.post(`/devices/${deviceId}/deployments`, {}, owner)).body.id as string;
+    const bad = (await owner.run('device_deployment_new', { device: deviceId })).id;
     const broken = sleeper('api', { observe: { health: { every: '200ms', observe: 'exit 1', fails_after: 2 } } });
-    const replaced = await server!.api.post(
-      `/devices/${deviceId}/deployments/jobs`,
-      deployRequest([broken], { deployment_id: bad, mode: 'replace', rollback: { on_health_failure: 'any', stabilization_period_secs: 20 } }),
-      owner,
-    );
-    expect(replaced.status).toBeLessThan(300);
-    expect((await server!.api.post(`/devices/${deviceId}/deployments/${bad}/activate`, {}, owner)).status).toBeLessThan(300);
+    await deploy(deployRequest([broken], { deployment_id: bad, mode: 'replace', rollback: { on_health_failure: 'any', stabilization_period_secs: 20 } }));
+    await activate(bad);
 
     const verdict = await eventually('the rollback', async () => {
       const current = await status(bad);
       return current.status === 'rolled_back' && current;
     });
     expect(verdict.rollback).toEqual({ to_deployment_id: good, reason: expect.stringMatching(/^job api is running, unhealthy/) });
-    await eventually('the previous deployment active again', async () => (await server!.api.get(`/devices/${deviceId}/deployments/active`, owner)).body.active_deployment_id === good);
+    await eventually('the previous deployment active again', async () => (await owner.run('device_deployment_active', { device: deviceId })).active_deployment_id === good);
     await eventually('the previous deployment running again', async () => (await status(good)).status === 'running');
     expect(processRunning(goodPid)).toBe(false); // stopped when the bad one started, a new process now
     expect(pidOf('web')).toBeDefined();
@@ -126,9 +122,9 @@ describe('deployments on a real runtime', () => {
   it('clone → edit → activate: the old jobs stop and the new ones run; an undeployed job is gone', async () => {
     const current = (await status()).deployment_id as string;
     const oldPids = [await eventually('web', () => pidOf('web')), await eventually('worker', () => pidOf('worker'))];
-    const clone = (await server!.api.post(`/devices/${deviceId}/deployments/${current}/clone`, {}, owner)).body.id as string;
-    expect((await server!.api.post(`/devices/${deviceId}/deployments/jobs`, deployRequest([sleeper('extra')], { deployment_id: clone }), owner)).status).toBe(200);
-    expect((await server!.api.post(`/devices/${deviceId}/deployments/${clone}/activate`, {}, owner)).status).toBeLessThan(300);
+    const clone = (await owner.run('device_deployment_clone', { device: deviceId, deployment_id: current })).id;
+    await deploy(deployRequest([sleeper('extra')], { deployment_id: clone }));
+    await activate(clone);
     await eventually('the clone running', async () => {
       const now = await status();
       return now.deployment_id === clone && now.status === 'running' && now.jobs.length === 3;
@@ -136,7 +132,7 @@ describe('deployments on a real runtime', () => {
     expect(oldPids.filter(processRunning)).toEqual([]);
     const extra = await eventually('extra', () => pidOf('extra'));
 
-    expect((await server!.api.delete(`/devices/${deviceId}/deployments/jobs/extra`, owner)).status).toBeLessThan(300);
+    await owner.run('device_undeploy', { device: deviceId, job_id: 'extra' });
     await eventually('extra gone', () => !processRunning(extra));
     await eventually('two jobs reported', async () => (await status()).jobs.length === 2);
   });
@@ -144,8 +140,8 @@ describe('deployments on a real runtime', () => {
   it('converges on what was deployed while the device was offline', async () => {
     runtime!.kill('SIGTERM');
     expect(await runtime!.exited).toEqual({ code: 0, signal: null });
-    await eventually('offline', async () => (await server!.api.get(`/devices/${deviceId}/status`, owner)).body.status === 'offline');
-    expect((await server!.api.post(`/devices/${deviceId}/deployments/jobs`, deployRequest([sleeper('late')]), owner)).status).toBe(200);
+    await eventually('offline', async () => (await owner.route('device_status.one', { device: deviceId })).status === 'offline');
+    await deploy(deployRequest([sleeper('late')]));
     runtime = startRuntimeProcess(['run'], env);
     await eventually('late running', async () => {
       const now = await status();

@@ -8,7 +8,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Caller } from './fixtures/api-client';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { processRunning } from './fixtures/deployment-jobs';
 import { useFleet } from './fixtures/fleet';
@@ -37,7 +36,6 @@ function processesWith(marker: string): number[] {
 describe('jobs left running by a runtime killed with SIGKILL', () => {
   const home = mkdtempSync(join(tmpdir(), 'svc-leftover-'));
   let server: TestServer;
-  let owner: Caller;
   let runtime: RuntimeProcess | undefined;
   let env: Record<string, string>;
   let ticker: NodeJS.Timeout;
@@ -55,7 +53,6 @@ describe('jobs left running by a runtime killed with SIGKILL', () => {
   beforeAll(() => {
     server = fleet.server;
     ticker = setInterval(() => server.clock.advance(20), 20);
-    owner = fleet.user('owner').caller;
     env = { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: fleet.device('leftover').apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' };
   });
 
@@ -63,7 +60,7 @@ describe('jobs left running by a runtime killed with SIGKILL', () => {
     waitUntil(what, check, { timeoutMs: WAIT_MS, describe: () => `runtime log:\n${runtime?.stderr.slice(-30).join('\n')}` });
 
   const webJob = async () => {
-    const body = (await server.api.post('/devices/deployments/status', { device: 'leftover' }, owner)).body;
+    const body = (await fleet.user('owner').run('device_deployment_status', { device: 'leftover' })) as { jobs?: { id: string }[] };
     return (body.jobs ?? []).find((job: { id: string }) => job.id === 'web') as { status: string; health: string; restarts: number } | undefined;
   };
 
@@ -78,7 +75,7 @@ describe('jobs left running by a runtime killed with SIGKILL', () => {
     });
     runtime = startRuntimeProcess(['run'], env);
     await runtime.waitForLog('deployment channel open');
-    expect((await server.api.post('/devices/leftover/deployments/jobs', deployRequest([web]), owner)).status).toBe(200);
+    await fleet.user('owner').client.deploy('leftover', deployRequest([web]));
     await eventually('web running and healthy', async () => (await webJob())?.health === 'healthy');
     const [first] = await eventually('one web process', () => processesWith(marker).length === 1 && processesWith(marker));
 

@@ -2,6 +2,7 @@
  * `svc runtime run` logs for whoever reads them: readable lines on a terminal (a real PTY), JSON
  * lines into a pipe (journald, log collectors). The runtime is pointed at a closed port, so it
  * logs its start and its failing registration attempts until it is stopped.
+ * Not on useFleet: no server; only the runtime's own log lines matter.
  */
 import { spawn as spawnPty } from '@lydell/node-pty';
 import { join } from 'node:path';

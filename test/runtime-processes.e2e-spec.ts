@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { useFleet } from './fixtures/fleet';
 import { eventually } from './fixtures/eventually';
+import { attemptOf } from './fixtures/operation-client';
 
 const EXECS = 1000;
 const CONCURRENCY = 8;
@@ -39,8 +40,7 @@ describe('runtime process hygiene (real process)', () => {
   const fleet = useFleet({ users: { alice: 'alice@procs.test' }, devices: { 'rt-procs': { owner: 'alice', runtime: true } } });
 
   it(`leaves no zombie and no stray process after ${EXECS} execs`, async () => {
-    const server = fleet.server;
-    const alice = fleet.user('alice').caller;
+    const alice = fleet.user('alice');
     const runtime = fleet.device('rt-procs').runtime!;
 
     let next = 0;
@@ -50,9 +50,9 @@ describe('runtime process hygiene (real process)', () => {
         const i = next++;
         // Every tenth command leaves a background child in its process group.
         const command = i % 10 === 0 ? ['sh', '-c', `sleep ${MARKER} & echo ${i}`] : ['echo', String(i)];
-        const res = await server.api.post('/api/exec', { device: 'rt-procs', command, timeout_secs: 30 }, alice);
-        const body = res.body as { output?: string; exit_code?: number };
-        if (res.status !== 200 || body.exit_code !== 0 || body.output !== `${i}\n`) failures.push({ i, status: res.status, body });
+        const answer = await attemptOf(alice.run('device_exec', { device: 'rt-procs', command, timeout_secs: 30 }));
+        const body = (answer.ok ? answer.result : {}) as { output?: string; exit_code?: number };
+        if (!answer.ok || body.exit_code !== 0 || body.output !== `${i}\n`) failures.push({ i, answer });
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));

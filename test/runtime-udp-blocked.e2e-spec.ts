@@ -46,7 +46,7 @@ describe('runtime with UDP blocked by a firewall rule', () => {
 
   it('falls back to TLS over TCP, and moves to QUIC once UDP passes', async () => {
     const server = fleet.server;
-    const alice = fleet.user('alice').caller;
+    const alice = fleet.user('alice');
     block = new UdpBlock(server.tunnel!.port);
     block.add();
     // The runtime starts once UDP is blocked; the fleet waits for its tunnel (on TCP).
@@ -54,7 +54,7 @@ describe('runtime with UDP blocked by a firewall rule', () => {
     expect(await rt.waitForLog('QUIC unavailable; using TLS over TCP')).toMatchObject({ error: expect.stringMatching(/QUIC connection to 127\.0\.0\.1:\d+ failed/) });
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
     const registry = server.app.get(TunnelRegistry);
-    const exec = async () => (await server.api.post('/api/exec', { device: 'udp-blocked', command: ['echo', 'hi'] }, alice)).body;
+    const exec = () => alice.run('device_exec', { device: 'udp-blocked', command: ['echo', 'hi'] });
     expect(registry.sessionOf('udp-blocked')?.carrier).toBe('tcp');
     expect(await exec()).toMatchObject({ output: 'hi\n', exit_code: 0 });
 

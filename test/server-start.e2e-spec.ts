@@ -2,6 +2,7 @@
  * The README's first command, as a real process: `node apps/server/dist/main.js` (what `npm start`
  * runs after building) on the embedded defaults answers /health, and its development identity
  * provider completes a device-grant login whose token the server accepts. Also: start-up refusals.
+ * Not on useFleet, raw paths on purpose: the server as a real process from the build, asked what a new operator asks it.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -198,8 +198,8 @@ describe('interactive shell through client streams (real runtime)', () => {
   });
 
   it('audits the shell as device.shell_opened', async () => {
-    const res = await server.api.get('/devices/sh-1/audit-logs?max=1000', alice);
-    const entries = (res.body.logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.shell_opened');
+    const { logs } = await fleet.user('alice').route('device_audit_logs.one', { device: 'sh-1', max: 1000 });
+    const entries = (logs as { action: string; details: string; user: string }[]).filter((e) => e.action === 'device.shell_opened');
     expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ user: ALICE, details: 'shell: login shell' })]));
   });
 

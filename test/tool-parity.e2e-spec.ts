@@ -2,6 +2,7 @@
  * The specification's tool tables (`../shared/spec/tools.md`, read and parsed here, not copied)
  * against everything that claims to implement them: the operation catalog in libs/common, the
  * tools the built `svc mcp` lists over a real MCP session, and the oclif command each tool has.
+ * Not on useFleet: no server; the spec's tables against the catalog, `svc mcp` and the commands.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,30 +1,32 @@
 /**
  * Accounts and administration with real logins: approval rules (USERS_NEED_APPROVAL,
  * USER_AUTO_ACCEPT_DOMAINS, ADMIN_EMAILS), the admin API (approve, list, bootstrap an admin),
- * admin-key handling, /me, and e-mail addresses compared case-insensitively.
+ * admin-key handling, /me, and e-mail addresses compared case-insensitively. Catalog operations
+ * are called by name through the SDK; the users API and /me (no catalog entries) and the admin
+ * key's own credential checks are called raw.
  */
 import { accessTokenClaims, signTokenWithProviderKey } from './fixtures/oidc';
-import { ApiResponse } from './fixtures/api-client';
-import { expectError } from './fixtures/expect-error';
+import { expectError, expectRefused } from './fixtures/expect-error';
 import { registerDevice, TestServer, TEST_ADMIN_KEY } from './fixtures/test-server';
-import { useFleet } from './fixtures/fleet';
+import { OperationClient, useFleet } from './fixtures/fleet';
 
 describe('users and administration', () => {
   const fleet = useFleet({ env: { USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'Auto.test,partner.example', ADMIN_EMAILS: 'Root@Corp.test' } });
   let server: TestServer;
-  const as = (email: string) => server.login(email);
+  let admin: OperationClient;
+  const as = async (email: string) => (await fleet.as(email)).caller;
 
   beforeAll(() => {
     server = fleet.server;
+    admin = fleet.admin;
   });
 
   describe('USERS_NEED_APPROVAL=true', () => {
     it('keeps a new account pending with ACCOUNT_PENDING_APPROVAL', async () => {
-      const pending = await as('pending@corp.test');
-      for (const path of ['/me', '/devices', '/orgs']) {
-        const res = await server.api.get(path, pending);
-        expectError(res, 403, 'ACCOUNT_PENDING_APPROVAL', /awaits approval/);
-      }
+      const pending = await fleet.as('pending@corp.test');
+      expectError(await server.api.get('/me', pending.caller), 403, 'ACCOUNT_PENDING_APPROVAL', /awaits approval/);
+      await expectRefused(pending.run('devices_list', {}), 403, 'ACCOUNT_PENDING_APPROVAL', /awaits approval/);
+      await expectRefused(pending.run('org_list', {}), 403, 'ACCOUNT_PENDING_APPROVAL', /awaits approval/);
       const listed = await server.api.get('/users?active=false', server.admin);
       expect(listed.status).toBe(200);
       expect(listed.body).toContainEqual({ email: 'pending@corp.test', active: false, admin: false, created_at: expect.any(String), approved_at: null });
@@ -74,6 +76,7 @@ describe('users and administration', () => {
       expect(granted.body).toMatchObject({ email: 'boot@corp.test', active: true, admin: true });
       const boot = await as('boot@corp.test');
       expect((await server.api.get('/me', boot)).body).toMatchObject({ email: 'boot@corp.test', admin: true });
+      // Raw: the REST contract's 201 Created, which the SDK does not surface.
       const created = await server.api.post('/orgs', { id: 'boot-org', email: 'boot@corp.test' }, boot);
       expect(created.status).toBe(201);
       expect(created.body).toEqual({ status: 'created' });
@@ -105,8 +108,8 @@ describe('users and administration', () => {
     });
 
     it('refuses the admin key on user-only routes (403)', async () => {
-      expectError(await server.api.get('/devices', server.admin), 403, 'FORBIDDEN', /admin key cannot act on devices/);
-      expectError(await server.api.get('/orgs/boot-org/devices', server.admin), 403, 'FORBIDDEN');
+      await expectRefused(admin.run('devices_list', {}), 403, 'FORBIDDEN', /admin key cannot act on devices/);
+      await expectRefused(admin.run('org_devices_list', { org_id: 'boot-org' }), 403, 'FORBIDDEN');
     });
 
     it('refuses a normal user on admin routes (403)', async () => {
@@ -114,7 +117,7 @@ describe('users and administration', () => {
       expectError(await server.api.get('/users', normal), 403, 'FORBIDDEN', /Administrator privileges required/);
       expectError(await server.api.post('/users/pending@corp.test/approve', undefined, normal), 403, 'FORBIDDEN');
       expectError(await server.api.post('/users/normal@auto.test/admin', undefined, normal), 403, 'FORBIDDEN');
-      expectError(await server.api.post('/orgs', { id: 'mine', email: 'normal@auto.test' }, normal), 403, 'FORBIDDEN');
+      await expectRefused((await fleet.as('normal@auto.test')).run('org_create', { id: 'mine', email: 'normal@auto.test' }), 403, 'FORBIDDEN');
       expectError(await server.api.get('/me', await as('pending@corp.test')), 403, 'ACCOUNT_PENDING_APPROVAL');
     });
 
@@ -127,7 +130,7 @@ describe('users and administration', () => {
     it('adds org:<id> to the scopes once the user joins an organization', async () => {
       const joiner = await as('joiner@auto.test');
       expect((await server.api.get('/me', joiner)).body.scopes).toEqual(['user:joiner@auto.test']);
-      await server.api.post('/orgs/boot-org/members', { email: 'joiner@auto.test', role: 'viewer' }, server.admin);
+      await admin.run('org_members_add', { org_id: 'boot-org', email: 'joiner@auto.test', role: 'viewer' });
       const me = (await server.api.get('/me', joiner)).body;
       expect(me.scopes).toEqual(['user:joiner@auto.test', 'org:boot-org']);
       expect(me.memberships).toEqual([{ orgId: 'boot-org', role: 'viewer' }]);
@@ -152,7 +155,7 @@ describe('users and administration', () => {
       expect(me.status).toBe(200);
       expect(me.body).toMatchObject({ email: 'alice@example.test', scopes: ['user:alice@example.test'], admin: true });
       await registerDevice(server, 'alice-dev', 'user:alice@example.test', { token });
-      expect((await server.api.get('/devices/alice-dev/status', await as('alice@example.test'))).status).toBe(200);
+      await (await fleet.as('alice@example.test')).route('device_status.one', { device: 'alice-dev' });
     });
 
     it('matches addresses in admin routes, memberships and shares regardless of case', async () => {
@@ -160,14 +163,14 @@ describe('users and administration', () => {
       expectError(await server.api.get('/me', bob), 403, 'ACCOUNT_PENDING_APPROVAL');
       expect((await server.api.post('/users/BOB@Corp.TEST/approve', undefined, server.admin)).body).toMatchObject({ email: 'bob@corp.test', active: true });
       expect((await server.api.get('/me', bob)).status).toBe(200);
-      await server.api.post('/orgs/boot-org/members', { email: 'Bob@Corp.test', role: 'editor' }, server.admin);
+      await admin.run('org_members_add', { org_id: 'boot-org', email: 'Bob@Corp.test', role: 'editor' });
       expect((await server.api.get('/me', bob)).body.scopes).toContain('org:boot-org');
-      expect((await server.api.delete('/orgs/boot-org/members/BOB@corp.test', server.admin)).body).toEqual({ status: 'removed' });
+      expect(await admin.run('org_members_remove', { org_id: 'boot-org', email: 'BOB@corp.test' })).toEqual({ status: 'removed' });
       expect((await server.api.get('/me', bob)).body.scopes).toEqual(['user:bob@corp.test']);
-      const alice = await as('alice@example.test');
-      await server.api.post('/devices/alice-dev/access', { email_or_org_id: 'BOB@corp.test', role: 'viewer' }, alice);
-      expect((await server.api.get('/devices/alice-dev/status', bob)).status).toBe(200);
-      expect((await server.api.get('/devices/alice-dev/access', alice)).body).toEqual([{ email: 'bob@corp.test', role: 'viewer' }]);
+      const alice = await fleet.as('alice@example.test');
+      await alice.run('device_access_add', { device: 'alice-dev', email_or_org_id: 'BOB@corp.test', role: 'viewer' });
+      await (await fleet.as('bob@corp.test')).route('device_status.one', { device: 'alice-dev' });
+      expect(await alice.run('device_access_list', { device: 'alice-dev' })).toEqual([{ email: 'bob@corp.test', role: 'viewer' }]);
     });
   });
 });

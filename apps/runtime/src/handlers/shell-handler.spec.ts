@@ -5,19 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeStreamArgs, ExitFrameBody, Frame, FrameDecoder, FrameType, TUNNEL_HEADERS } from '@svc/common';
 import { handleShell } from './shell-handler';
+import { eventually } from '../../../../test/fixtures/eventually';
 
 /** The shell handler behind a real HTTP/2 session (the runtime's side is the server, as on the tunnel), a real PTY. */
 describe('shell handler', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-shell-handler-'));
   const session = useHandlerSession({ shell: handleShell });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  async function until(what: string, condition: () => boolean): Promise<void> {
-    for (const deadline = Date.now() + 30_000; !condition(); ) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   it('delivers the output still in the terminal when the shell exits while the reader is behind', async () => {
     // The reader does not read: HTTP/2 flow control pauses the PTY after the first ~80 KB, and the
@@ -28,9 +22,9 @@ describe('shell handler', () => {
     const request = session.client().request({ ':method': 'POST', ':path': '/v1/shell', [TUNNEL_HEADERS.args]: encodeStreamArgs({ cols: 80, rows: 24, command }), [TUNNEL_HEADERS.requestId]: 'r1' });
     request.end();
     request.pause();
-    await until('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    await eventually('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await until('the command to exit', () => !existsSync(`/proc/${pid}`));
+    await eventually('the command to exit', () => !existsSync(`/proc/${pid}`));
     // Longer than the PTY library's 200 ms wait for the terminal's last bytes before it closes it.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const { output, exit } = await readToEnd(request);

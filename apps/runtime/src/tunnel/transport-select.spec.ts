@@ -1,3 +1,4 @@
+import { eventually } from '../../../../test/fixtures/eventually';
 import { RuntimeLogger } from '../logging/runtime-logger';
 import { connectWithTransport, TransportSelectDeps } from './transport-select';
 import { OpenTunnel, TunnelCarrierName, TunnelRefusedError, TunnelTarget } from './tunnel-connection';
@@ -47,9 +48,8 @@ function deps(mode: TransportSelectDeps['mode'], target: TunnelTarget, quicWorks
   return { d, attempts, notes, opened };
 }
 
-const until = async (condition: () => boolean) => {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
-};
+/** The probes run every 5 ms: look as often. */
+const OFTEN = { intervalMs: 2 };
 
 describe('connectWithTransport', () => {
   const both: TunnelTarget = { host: 'h', port: 1, transports: ['quic', 'tcp'] };
@@ -138,7 +138,7 @@ describe('connectWithTransport', () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(tunnel.carrier).toBe('tcp');
     opened[0].busyNow = false;
-    await until(() => tunnel.carrier === 'quic');
+    await eventually('the tunnel on QUIC', () => tunnel.carrier === 'quic', OFTEN);
     // The TCP tunnel's end (the server closing it) no longer ends this tunnel; the QUIC one's does.
     opened[0].lose('replaced');
     let ended: string | undefined;
@@ -155,7 +155,7 @@ describe('connectWithTransport', () => {
     const tunnel = await connectWithTransport(d);
     expect(tunnel.carrier).toBe('tcp');
     udp = true;
-    await until(() => attempts.length === 4);
+    await eventually('the fourth attempt', () => attempts.length === 4, OFTEN);
     expect(attempts).toEqual(['quic', 'tcp', 'quic', 'tcp']);
     expect(notes[3]).toMatch(/^auto: the server is near \(QUIC round trip 1 ms/);
     // The server closing the replaced TCP and QUIC tunnels while the probe decided does not end this one.

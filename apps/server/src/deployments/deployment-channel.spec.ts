@@ -3,6 +3,7 @@ import type { Logger } from '@nestjs/common';
 import { DeploymentStatusReport, DesiredState, encodeChannelLine } from '@svc/common';
 import type { StreamRequest, TunnelSession, TunnelStream } from '../relay/tunnel-carrier';
 import { ChannelHost, DeploymentChannel } from './deployment-channel';
+import { eventually } from '../../../../test/fixtures/eventually';
 
 /** A server that records what the channel asks of it; refreshReport's answer is the test's. */
 class FakeHost implements ChannelHost {
@@ -74,15 +75,6 @@ function report(deploymentId: string, logTail: string[]): DeploymentStatusReport
   };
 }
 
-/** Polls until the condition holds; fails after a generous deadline (the machine may be loaded). */
-async function until(condition: () => boolean, what: string, deadlineMs = 15_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('DeploymentChannel reports', () => {
   let host: FakeHost;
   let wire: ReturnType<typeof fakeSession>;
@@ -95,7 +87,7 @@ describe('DeploymentChannel reports', () => {
     channel = new DeploymentChannel(wire.session, host);
     running = channel.run();
     // Reports sent after the desired state: the channel forgets what it stored when it sends one.
-    await until(() => wire.written.some((line) => JSON.parse(line).type === 'desired'), 'the desired state');
+    await eventually('the desired state', () => wire.written.some((line) => JSON.parse(line).type === 'desired'), { intervalMs: 10 });
   });
 
   afterEach(async () => {
@@ -107,20 +99,20 @@ describe('DeploymentChannel reports', () => {
   async function settle(): Promise<void> {
     const marker = report(`marker-${host.stored.length}`, []);
     wire.send(marker);
-    await until(() => host.stored.some((stored) => stored.deployment_id === marker.deployment_id), 'the marker report stored');
+    await eventually('the marker report stored', () => host.stored.some((stored) => stored.deployment_id === marker.deployment_id), { intervalMs: 10 });
   }
 
   it('opens the deployments stream and stores a first report', async () => {
     expect(wire.requests).toEqual([expect.objectContaining({ op: 'deployments', actor: 'svc-server' })]);
     wire.send(report('web', ['one']));
-    await until(() => host.stored.length === 1, 'the report stored');
+    await eventually('the report stored', () => host.stored.length === 1, { intervalMs: 10 });
     expect(host.stored[0]).toMatchObject({ deployment_id: 'web', jobs: [{ log_tail: ['one'] }] });
     expect(host.refreshed).toEqual([]);
   });
 
   it('coalesces away a repeat with the same log tails: no storage call', async () => {
     wire.send(report('web', ['one']));
-    await until(() => host.stored.length === 1, 'the first report stored');
+    await eventually('the first report stored', () => host.stored.length === 1, { intervalMs: 10 });
     wire.send(report('web', ['one']));
     await settle();
     expect(host.stored.map((stored) => stored.deployment_id)).toEqual(['web', 'marker-1']);
@@ -129,9 +121,9 @@ describe('DeploymentChannel reports', () => {
 
   it('puts a repeat with new log tails in place of the stored report', async () => {
     wire.send(report('web', ['one']));
-    await until(() => host.stored.length === 1, 'the first report stored');
+    await eventually('the first report stored', () => host.stored.length === 1, { intervalMs: 10 });
     wire.send(report('web', ['one', 'two']));
-    await until(() => host.refreshed.length === 1, 'the repeat refreshed');
+    await eventually('the repeat refreshed', () => host.refreshed.length === 1, { intervalMs: 10 });
     await settle();
     expect(host.refreshed[0].jobs[0].log_tail).toEqual(['one', 'two']);
     expect(host.stored.map((stored) => stored.deployment_id)).toEqual(['web', 'marker-1']);
@@ -139,10 +131,10 @@ describe('DeploymentChannel reports', () => {
 
   it('stores a repeat with new log tails afresh when nothing is stored to refresh any more', async () => {
     wire.send(report('web', ['one']));
-    await until(() => host.stored.length === 1, 'the first report stored');
+    await eventually('the first report stored', () => host.stored.length === 1, { intervalMs: 10 });
     host.refreshAnswer = false; // the stored report expired, was pruned, or storage was reset
     wire.send(report('web', ['one', 'two']));
-    await until(() => host.stored.length === 2, 'the repeat stored afresh');
+    await eventually('the repeat stored afresh', () => host.stored.length === 2, { intervalMs: 10 });
     expect(host.refreshed.map((refreshed) => refreshed.jobs[0].log_tail)).toEqual([['one', 'two']]);
     expect(host.stored[1]).toMatchObject({ deployment_id: 'web', jobs: [{ log_tail: ['one', 'two'] }] });
 
@@ -152,7 +144,7 @@ describe('DeploymentChannel reports', () => {
     await settle();
     expect(host.refreshed).toHaveLength(1);
     wire.send(report('web', ['one', 'two', 'three']));
-    await until(() => host.refreshed.length === 2, 'the next repeat refreshed');
+    await eventually('the next repeat refreshed', () => host.refreshed.length === 2, { intervalMs: 10 });
     expect(host.refreshed[1].jobs[0].log_tail).toEqual(['one', 'two', 'three']);
     expect(host.stored.map((stored) => stored.deployment_id)).toEqual(['web', 'web', 'marker-2']);
   });

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { DeviceOfflineError, QuinnConnection, QuinnOperationStream, TUNNEL_OPS } from '@svc/common';
+import { eventually } from '../../../../../test/fixtures/eventually';
 import { streamPair } from '../../../../../test/support/fake-quinn-stream';
 import { QuicTunnelSession } from './quic-tunnel-session';
 
@@ -18,7 +19,7 @@ function session() {
   const tunnel = new QuicTunnelSession('dev-1', { version: '1.0.0', boot_id: 'b' }, '127.0.0.1', connection, new Promise(() => undefined), new PassThrough());
   const open = async () => {
     const opening = tunnel.openStream({ op: TUNNEL_OPS.exec, args: {}, requestId: 'r', actor: 'a' });
-    await until(() => devices.length > 0);
+    await eventually('the device end of the operation stream', () => devices.length > 0, { intervalMs: 1 });
     const device = devices.shift()!;
     device.on('error', () => undefined);
     await device.readHead();
@@ -28,10 +29,6 @@ function session() {
     return { stream, device };
   };
   return { tunnel, open, aborted };
-}
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe('QuicTunnelSession.close', () => {
@@ -49,7 +46,7 @@ describe('QuicTunnelSession.close', () => {
     expect(Buffer.concat(body).toString()).toBe('done\n');
     expect(tunnel.openStreams).toBe(0);
     // The runtime gets its grace to read the close message and hang up itself, then the cut.
-    await until(() => aborted.mock.calls.length > 0);
+    await eventually('the connection cut', () => aborted.mock.calls.length > 0, { intervalMs: 1 });
   });
 
   it('closed again without drain while draining (revocation, shutdown), cuts at once', async () => {
