@@ -51,7 +51,7 @@ export class AppModule {
         // NATS_URL: the tunnel directory (and events) shared with the other replicas.
         ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
-        // GET /events and FleetEvents, which the features below emit to.
+        // GET /events; the features emit through FleetEventsModule, which each imports.
         EventsModule,
         AuthenticationModule,
         AuthorizationModule,
