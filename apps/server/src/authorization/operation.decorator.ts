@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiExtension, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { findOperation, findSubRoute, HttpMethod, HttpRoute, RouteBody, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, ParamSpec, paramSchema, routeParams, RouteResults, ServerCapability, SubRouteName } from '@svc/common';
+import { findOperation, findSubRoute, HttpMethod, HttpRoute, RouteBody, inputSchema, OperationContract, OperationName, paramLocation, ParamSpec, paramSchema, routeParams, ServerCapability, SubRouteName } from '@svc/common';
 import { ErrorResponses, OperationResponse, SubRouteExchange } from '../common/operation-response.decorator';
 import { AUTHORIZED_BY_SERVICE, AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY, SUB_ROUTE } from './operation-guard';
 
@@ -17,8 +17,6 @@ export function expressPath(path: string): string {
 export interface OperationOptions {
   /** The success status (200 unless given). */
   status?: number;
-  /** A second answer shape of the route (devices_list's page). */
-  or?: keyof RouteResults;
   /**
    * The service decides the capability through AccessPolicy, because the guard cannot resolve the
    * target from the request alone: a registration request id instead of a device, leaving an
@@ -34,14 +32,14 @@ export interface OperationOptions {
  * and then checks the input against the route's JSON Schema (routeInputSchema) before the handler
  * runs. The handler reads the checked input with `@Input()` and what was authorized with `@Authorized()`.
  */
-export function Operation(name: OperationName & keyof OperationResults, options: OperationOptions = {}): MethodDecorator {
+export function Operation(name: OperationName, options: OperationOptions = {}): MethodDecorator {
   const op: OperationContract | undefined = findOperation(name);
   if (!op?.http) throw new Error(`@Operation('${name}'): the catalog gives it no REST route`);
   const status = options.status ?? 200;
   return applyDecorators(
     METHODS[op.http.method](expressPath(op.http.path)),
     HttpCode(status),
-    OperationResponse(name, status, options.or),
+    OperationResponse(op, status),
     ErrorResponses({ ...op.http, capability: op.capability, params: routeParams(op) }),
     ...documentedInput(op.http, routeParams(op)),
     ApiExtension(CATALOG_EXTENSION, name),
@@ -63,7 +61,7 @@ export function OperationRoute(name: SubRouteName, options: Pick<OperationOption
   return applyDecorators(
     METHODS[route.method](expressPath(route.path)),
     HttpCode(options.status ?? 200),
-    SubRouteExchange(route, options.status ?? 200),
+    SubRouteExchange(name, route, options.status ?? 200),
     ErrorResponses(route),
     ...documentedInput(route, route.params),
     ApiExtension(CATALOG_EXTENSION, name),

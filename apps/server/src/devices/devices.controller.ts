@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { RouteResponse } from '../common/operation-response.decorator';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { OperationResult, RouteResults, SubRouteInput } from '@svc/common';
+import { OperationResult, RegistrationBulkRejectResult, registrationsRejectSchema, SubRouteInput, SubRouteResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
@@ -28,15 +28,15 @@ export class DevicesController {
   /** Rejects every pending registration request the caller may decide that matches the filters (a flood). */
   @Post('devices/registrations/reject')
   @HttpCode(200)
-  @RouteResponse('registrations_reject')
+  @RouteResponse('registrations rejected', registrationsRejectSchema)
   @DocumentedInput('registrations_reject', 'body')
-  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @CheckedInput('registrations_reject') body: RejectRegistrationsInput): Promise<RouteResults['registrations_reject']> {
+  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @CheckedInput('registrations_reject') body: RejectRegistrationsInput): Promise<RegistrationBulkRejectResult> {
     return this.registrations.rejectMatching(principal, body);
   }
 
   /** device_status of one device by path; the service decides, as for the [Batch] route. */
   @OperationRoute('device_status.one', { authorizedBy: 'service' })
-  status(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_status.one'>): Promise<RouteResults['device_status_one']> {
+  status(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_status.one'>): Promise<SubRouteResult<'device_status.one'>> {
     return this.devices.status(principal, input.device);
   }
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, RegistrationStatusResult } from '@svc/common';
+import { REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, registrationRequestSchema, RegistrationStatusResult, registrationStatusSchema } from '@svc/common';
 import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
 import { RouteResponse } from '../common/operation-response.decorator';
 import { Public } from '../auth/decorators';
@@ -16,7 +16,7 @@ export class RegistrationsController {
   constructor(private readonly registrations: RegistrationsService) {}
 
   @Post()
-  @RouteResponse('registration_request', 201)
+  @RouteResponse('registration request', registrationRequestSchema, 201)
   @DocumentedInput('registration_request', 'body')
   request(@CheckedInput('registration_request') body: RequestRegistrationInput, @Req() req: Request): Promise<RegistrationRequestResult> {
     return this.registrations.request(body, req.ip ?? 'unknown');
@@ -27,7 +27,7 @@ export class RegistrationsController {
    * approved → {status, api_key, device_id} once, then 410. No valid proof → 401.
    */
   @Get('status')
-  @RouteResponse('registration_status')
+  @RouteResponse('registration status', registrationStatusSchema)
   @DocumentedInput('registration_status', 'query')
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.timestamp, description: 'Unix time in seconds, within 300 s of the server clock' })
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.signature, description: 'base64url Ed25519 signature of "svc-registration-status\\n<request_id>\\n<timestamp>"' })

@@ -5,7 +5,7 @@
 import type { AnyCapability, Capability } from '../roles';
 import { ErrorCode, HTTP_STATUS_BY_CODE } from '../errors';
 import { LIMITS } from '../limits';
-import type { ROUTE_RESULT_SCHEMAS } from './result-schemas';
+import type { JsonSchema } from './schema-builders';
 
 /** `env`: environment variables, names (no `=`, no NUL) to string values (the shell and exec streams'). */
 export type ParamType = 'string' | 'number' | 'boolean' | 'string[]' | 'env';
@@ -61,6 +61,8 @@ export interface HttpRoute {
    * its `device`, or the `request_id` its older callers send).
    */
   either?: readonly [string, string];
+  /** A second shape the route answers, besides the operation's `result` (devices_list's page, when paging is asked for). */
+  alsoAnswers?: JsonSchema;
 }
 
 /**
@@ -99,6 +101,8 @@ export interface OperationContract {
    */
   readOnly: boolean;
   params: Record<string, ParamSpec>;
+  /** What it answers (its REST route, the CLI's --json, `svc mcp`), as JSON Schema; results.ts infers its type. */
+  result: JsonSchema;
   capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
@@ -119,6 +123,8 @@ export interface OperationContract {
    * list it and no `svc` command is required for it; the SDK calls it by name like any other.
    */
   tool?: false;
+  /** A tool beyond those of the specification (tools.md): the parity test allows exactly these (EXTENSION_OPERATIONS). */
+  extension?: true;
 }
 
 /**
@@ -151,10 +157,10 @@ export interface SubRoute {
 
 export type AnswerMedia = 'application/json' | 'application/x-ndjson' | 'application/octet-stream' | 'text/plain';
 
-/** A route's 200 answer: its media type and its schema, by name in ROUTE_RESULT_SCHEMAS (result-schemas.ts). */
+/** A route's 200 answer: its media type and its JSON Schema. */
 export interface RouteAnswer {
   media: AnswerMedia;
-  result: keyof typeof ROUTE_RESULT_SCHEMAS;
+  schema: JsonSchema;
 }
 
 /** A raw request body: its media type and its JSON Schema (bytes are `{type: string, format: binary}`). */
@@ -171,8 +177,8 @@ export const subRoute = <const P extends Record<string, ParamSpec>, const O exte
   options?: O,
 ) => ({ method, path, capability, params, ...options }) as { method: HttpMethod; path: string; capability: Capability; params: P } & O;
 
-/** The answer of a route of `routes`, typed as the SDK reads it: JSON by default. */
-export const answer = <const R extends RouteAnswer['result']>(result: R, media: AnswerMedia = 'application/json') => ({ media, result }) as { media: AnswerMedia; result: R };
+/** The answer of a route, its schema typed as the SDK reads it: JSON by default. */
+export const answer = <const S extends JsonSchema>(schema: S, media: AnswerMedia = 'application/json') => ({ media, schema }) as { media: AnswerMedia; schema: S };
 
 /**
  * The refusals a route can answer, by status, each with its codes: bad input and no valid token
