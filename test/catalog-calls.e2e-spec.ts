@@ -14,9 +14,8 @@ import {
   ORG_CAPABILITIES,
   findSubRoute,
   JsonSchema,
-  registrationRequestSchema,
-  registrationsRejectSchema,
-  registrationStatusSchema,
+  RouteName,
+  ROUTES,
   SERVER_CAPABILITIES,
   SubRouteName,
 } from '@svc/common';
@@ -30,7 +29,8 @@ const ALICE = 'alice@example.test';
 const BOB = 'bob@example.test';
 
 describe('operation catalog: calls as the catalog describes them', () => {
-  const fleet = useFleet({});
+  // Accounts outside example.test await approval (user_approve needs one).
+  const fleet = useFleet({ env: { USERS_NEED_APPROVAL: 'true', USER_AUTO_ACCEPT_DOMAINS: 'example.test' } });
   let server: TestServer;
   let alice: Caller;
   const called = new Set<OperationName>();
@@ -56,18 +56,19 @@ describe('operation catalog: calls as the catalog describes them', () => {
   function fits(name: string, schema: JsonSchema, body: unknown): void {
     expect([name, schemaErrors(schema, body)]).toEqual([name, []]);
   }
+  const routeAnswer = (route: RouteName) => ROUTES[route].answer.schema;
   const answerOf = (route: SubRouteName) => findSubRoute(route)!.answer!.schema;
 
   it('serves the whole life of a device, its shares and an organization', async () => {
     const pending = await submitRegistration(server, 'pi-1', `user:${ALICE}`);
-    fits('registration_request', registrationRequestSchema, { request_id: pending.requestId, fingerprint: pending.fingerprint });
-    fits('registration_status', registrationStatusSchema, (await pollRegistration(server, pending.requestId)).body);
+    fits('registration_request', routeAnswer('registration_request'), { request_id: pending.requestId, fingerprint: pending.fingerprint });
+    fits('registration_status', routeAnswer('registration_status'), (await pollRegistration(server, pending.requestId)).body);
 
     const listed = await call('devices_list', alice, {});
     expect(listed.map((item: { status: string }) => item.status)).toEqual(['pending']);
     await call('devices_approve', alice, { device: pending.requestId });
     const approved = await pollRegistration(server, pending.requestId);
-    fits('registration_status', registrationStatusSchema, approved.body);
+    fits('registration_status', routeAnswer('registration_status'), approved.body);
     expect(approved.body.status).toBe('approved');
 
     const page = await call('devices_list', alice, { status: 'offline', limit: 1 }, 'alsoAnswers');
@@ -121,10 +122,23 @@ describe('operation catalog: calls as the catalog describes them', () => {
     await call('devices_reject', alice, { device: 'pi-1' });
     await call('org_delete', alice, { id: 'acme-2' });
 
+    expect(await call('account_show', alice, {})).toEqual({ kind: 'user', email: ALICE, scopes: [`user:${ALICE}`], memberships: [], admin: false });
+    expect(await call('account_show', server.admin, {})).toEqual({ kind: 'admin-key' });
+    const pendingUser = 'dave@elsewhere.test';
+    expect((await server.api.get('/me', await server.login(pendingUser))).body.code).toBe('ACCOUNT_PENDING_APPROVAL');
+    expect((await call('users_list', server.admin, { active: false })).map((user: { email: string }) => user.email)).toEqual([pendingUser]);
+    expect(await call('user_approve', server.admin, { email: pendingUser })).toMatchObject({ email: pendingUser, active: true, admin: false });
+    expect(await call('user_admin_grant', server.admin, { email: 'carol@example.test' })).toMatchObject({ email: 'carol@example.test', active: true, admin: true });
+    expect(await call('user_subject_reset', server.admin, { email: BOB })).toMatchObject({ email: BOB });
+    expect((await call('users_list', server.admin, {})).length).toBe(4);
+
+    fits('health', routeAnswer('health'), (await server.api.get('/health')).body);
+    fits('auth_config', routeAnswer('auth_config'), (await server.api.get('/auth/config')).body);
+
     const flood = await submitRegistration(server, 'pi-2', `user:${ALICE}`);
     const rejected = await server.api.post('/devices/registrations/reject', {}, alice);
-    fits('registrations_reject', registrationsRejectSchema, rejected.body);
-    fits('registration_status', registrationStatusSchema, (await pollRegistration(server, flood.requestId)).body);
+    fits('registrations_reject', routeAnswer('registrations_reject'), rejected.body);
+    fits('registration_status', routeAnswer('registration_status'), (await pollRegistration(server, flood.requestId)).body);
   });
 
   it('has called every routed operation', () => {

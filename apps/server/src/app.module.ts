@@ -15,7 +15,7 @@ import { DevicesModule } from './devices/devices.module';
 import { AccessModule } from './access/access.module';
 import { OrgsModule } from './orgs/orgs.module';
 import { HealthController } from './health/health.controller';
-import { AuthConfigController } from './auth/auth-config.controller';
+import { AuthConfigController } from './discovery/auth-config.controller';
 import { ExecModule } from './exec/exec.module';
 import { FilesModule } from './files/files.module';
 import { GatewayModule } from './gateway/gateway.module';

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiResponse, ApiResponseSchemaHost } from '@nestjs/swagger';
-import { errorBodySchema, JsonSchema, OperationContract, routeErrors, SubRoute } from '@svc/common';
+import { ErrorCode, errorBodySchema, JsonSchema, OperationContract, SubRoute } from '@svc/common';
 
 /** The catalog's schemas are deeply readonly (`as const`); the OpenAPI types want mutable arrays. */
 type SchemaObject = ApiResponseSchemaHost['schema'];
@@ -33,8 +33,8 @@ export function SubRouteExchange(name: string, route: SubRoute, status: number):
   return applyDecorators(answer, ApiConsumes(route.rawBody.media), ApiBody({ required: true, schema: route.rawBody.schema as SchemaObject }));
 }
 
-/** The refusals a catalog route can answer (routeErrors), each status with its codes and the one error body. */
-export function ErrorResponses(route: Parameters<typeof routeErrors>[0]): MethodDecorator {
+/** The refusals a route can answer (routeErrors, catalogRouteErrors), each status with its codes and the one error body. */
+export function ErrorResponses(errors: Map<number, readonly ErrorCode[]>): MethodDecorator {
   const schema = errorBodySchema as SchemaObject;
-  return applyDecorators(...[...routeErrors(route)].map(([status, codes]) => ApiResponse({ status, description: codes.join(', '), schema })));
+  return applyDecorators(...[...errors].map(([status, codes]) => ApiResponse({ status, description: codes.join(', '), schema })));
 }

@@ -10,10 +10,11 @@ import { FILE_OPERATIONS } from './file-operations';
 import { EXEC_OPERATIONS } from './exec-operations';
 import { DEPLOYMENT_OPERATIONS } from './deployment-operations';
 import { ORG_OPERATIONS } from './org-operations';
+import { ACCOUNT_OPERATIONS } from './account-operations';
 
 export { EXEC_DEFAULT_TIMEOUT_SECS, EXEC_MAX_TIMEOUT_SECS } from './exec-operations';
 
-export const OPERATIONS = [...DEVICE_OPERATIONS, ...FILE_OPERATIONS, ...EXEC_OPERATIONS, ...DEPLOYMENT_OPERATIONS, ...ORG_OPERATIONS] as const;
+export const OPERATIONS = [...DEVICE_OPERATIONS, ...FILE_OPERATIONS, ...EXEC_OPERATIONS, ...DEPLOYMENT_OPERATIONS, ...ORG_OPERATIONS, ...ACCOUNT_OPERATIONS] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
 
@@ -55,6 +56,9 @@ type RequiredKeys<Ps> = { [K in keyof Ps]: Ps[K] extends Param<ParamType, true> 
 export type ParamsInput<Ps> = [keyof Ps] extends [never]
   ? Record<string, never>
   : { [K in RequiredKeys<Ps>]: ValueOf<Ps[K]> } & { [K in Exclude<keyof Ps, RequiredKeys<Ps>>]?: ValueOf<Ps[K]> };
+/** A dotted parameter (`target.kind`, `device_info.hostname`) as a field of its nested object: `target: {kind, …}`. */
+export type NestedInput<T> = { [K in keyof T as K extends `${string}.${string}` ? never : K]: T[K] } & { [P in ParentOf<keyof T>]: { [K in keyof T as K extends `${P}.${infer F}` ? F : never]: T[K] } };
+type ParentOf<K> = K extends `${infer P}.${string}` ? P : never;
 /** A route's extras; a route without any is typed with HttpRoute's index signature, which means none. */
 type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: { extra?: infer E } } ? (E extends Record<string, ParamSpec> ? (string extends keyof E ? {} : E) : {}) : {};
 

@@ -63,6 +63,8 @@ export interface HttpRoute {
   either?: readonly [string, string];
   /** A second shape the route answers, besides the operation's `result` (devices_list's page, when paging is asked for). */
   alsoAnswers?: JsonSchema;
+  /** Refusals beyond every route's (routeErrors): the users API's unknown or already decided account. */
+  errors?: readonly ErrorCode[];
 }
 
 /**
@@ -155,7 +157,7 @@ export interface SubRoute {
   args?: Record<string, ParamSpec>;
 }
 
-export type AnswerMedia = 'application/json' | 'application/x-ndjson' | 'application/octet-stream' | 'text/plain';
+export type AnswerMedia = 'application/json' | 'application/x-ndjson' | 'application/octet-stream' | 'text/plain' | 'text/event-stream';
 
 /** A route's 200 answer: its media type and its JSON Schema. */
 export interface RouteAnswer {
@@ -193,6 +195,11 @@ export function routeErrors(route: Pick<SubRoute, 'path' | 'rawBody' | 'errors'>
   if (names.some((name) => name === 'org_id' || name === 'id')) codes.push('NOT_FOUND');
   if (route.rawBody) codes.push('PAYLOAD_TOO_LARGE');
   codes.push(...(route.errors ?? []));
+  return errorsByStatus(codes);
+}
+
+/** Error codes grouped by the HTTP status each answers with, each once. */
+export function errorsByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) byStatus.set(HTTP_STATUS_BY_CODE[code], [...(byStatus.get(HTTP_STATUS_BY_CODE[code]) ?? []), code]);
   return byStatus;
@@ -275,6 +282,8 @@ export const num = (description: string, dflt?: number, limits: ParamLimits = {}
   ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }), ...limits }) as Param<'number', false>;
 export const bool = (description: string, dflt: boolean) =>
   ({ type: 'boolean', required: false, default: dflt, description }) as Param<'boolean', false>;
+/** A boolean with no default: left out, it filters nothing (users_list's `active`). */
+export const optBool = (description: string) => ({ type: 'boolean', required: false, description }) as Param<'boolean', false>;
 /** Environment variables; `limits` bound each value's length (maxLength) and the count (maxItems). */
 export const envMap = (description: string, limits: ParamLimits = {}) => ({ type: 'env', required: false, description, ...limits }) as Param<'env', false>;
 export const strList = <const R extends boolean = true>(description: string, required: R = true as R, limits: ParamLimits = {}) =>

@@ -2,7 +2,7 @@ import Ajv from 'ajv';
 import type { BatchResult, DeviceListItem, DeviceStatusResult, OperationResults } from './results';
 import { OPERATIONS } from './catalog';
 import { subRoutes } from './sub-routes';
-import { registrationRequestSchema, registrationsRejectSchema, registrationStatusSchema } from './result-schemas';
+import { ROUTES } from './routes';
 
 /*
  * Results are written once, as JSON Schema in each catalog entry; the types are inferred from it.
@@ -15,9 +15,7 @@ describe('result schemas', () => {
   const schemas: [string, object][] = [
     ...OPERATIONS.flatMap((op) => [[op.name, op.result] as [string, object], ...('http' in op && 'alsoAnswers' in op.http ? [[`${op.name} (alsoAnswers)`, op.http.alsoAnswers] as [string, object]] : [])]),
     ...subRoutes().flatMap(({ name, route }) => (route.answer ? [[name, route.answer.schema] as [string, object]] : [])),
-    ['registration request', registrationRequestSchema],
-    ['registration status', registrationStatusSchema],
-    ['registrations reject', registrationsRejectSchema],
+    ...Object.entries(ROUTES).map(([name, route]) => [name, route.answer.schema] as [string, object]),
   ];
 
   it.each(schemas)('%s is a valid JSON Schema', (_name, schema) => {

@@ -111,15 +111,10 @@ export const deploymentStatusSchema = object(
 export const organizationSchema = object({ id: string, owner: string, members: integer });
 export const orgMemberSchema = object({ email: string, role });
 export const orgDeviceSchema = object({ id: string, name: string, status: connection });
+/** An account as the users API answers it; `admin` from ADMIN_EMAILS or granted through the API. */
+export const userSchema = object({ email: string, active: boolean, admin: boolean, created_at: dateTime, approved_at: nullable(dateTime) });
 /** devices_list with `limit` or `cursor`: one page; `next_cursor` is null on the last page. */
 export const deviceListPageSchema = object({ items: array(deviceListItemSchema), next_cursor: nullable(string) });
-
-/** The runtime's registration (POST /auth/device, GET /auth/device/status) and the bulk reject: REST routes outside the catalog. */
-export const registrationRequestSchema = object({ request_id: string, fingerprint: string });
-export const registrationStatusSchema = {
-  oneOf: [object({ status: oneOf('pending', 'rejected') }), object({ status: oneOf('approved'), api_key: string, device_id: string })],
-} as const;
-export const registrationsRejectSchema = object({ status: oneOf('rejected'), count: integer });
 
 /** Every error answer of the REST API and of the client streams (ErrorBody in errors.ts). */
 export const errorBodySchema = object({ statusCode: integer, error: string, message: string, code: string, requestId: string });

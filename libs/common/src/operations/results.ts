@@ -68,7 +68,6 @@ export type OperationResult<N extends keyof OperationResults> = OperationResults
 export type HttpAnswer<N extends OperationName> = OperationResults[N] | (OperationContractOf<N> extends { http: { alsoAnswers: infer A } } ? InferredResult<A> : never);
 
 export type RegistrationApprovalResult = OperationResults['devices_approve'];
-export type RegistrationRequestResult = FromSchema<typeof S.registrationRequestSchema>;
-export type RegistrationStatusResult = FromSchema<typeof S.registrationStatusSchema>;
-export type RegistrationBulkRejectResult = FromSchema<typeof S.registrationsRejectSchema>;
+
 export type DeployJobsResult = OperationResults['device_deploy'];
+export type UserResult = OperationResults['user_approve'];

@@ -1,6 +1,6 @@
 /** The routes of `routes` in the catalog (OperationContract.routes), by `<operation>.<route>`, and the entries' `limits`. */
 import { fillPath, OperationContract, SubRoute } from './contract';
-import { findOperation, OperationContractOf, OperationName, OPERATIONS, ParamsInput } from './catalog';
+import { findOperation, NestedInput, OperationContractOf, OperationName, OPERATIONS, ParamsInput } from './catalog';
 import type { InferredResult } from './results';
 
 /** Every route of `routes` in the catalog, `<operation>.<route>`, typed. */
@@ -17,9 +17,7 @@ export type SubRouteInput<S extends SubRouteName> = ParamsInput<Known<SubRouteAt
  * What a client stream's `svc-args` hold, typed from its `args` in the catalog (what the server
  * checks them against): `target.kind` and its siblings become `target: {kind, …}`.
  */
-export type StreamArgs<S extends StreamRouteName> = Nested<ParamsInput<Known<SubRouteAt<S> extends { args: infer A } ? A : never>>>;
-type Nested<T> = { [K in keyof T as K extends `${string}.${string}` ? never : K]: T[K] } & { [P in ParentOf<keyof T>]: { [K in keyof T as K extends `${P}.${infer F}` ? F : never]: T[K] } };
-type ParentOf<K> = K extends `${infer P}.${string}` ? P : never;
+export type StreamArgs<S extends StreamRouteName> = NestedInput<ParamsInput<Known<SubRouteAt<S> extends { args: infer A } ? A : never>>>;
 /** Without the index signature that SubRoute's `Record<string, ParamSpec>` leaves on the inferred params. */
 type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
