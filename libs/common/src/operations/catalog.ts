@@ -68,7 +68,9 @@ type ExtraOf<N extends OperationName> = OperationContractOf<N> extends { http: {
  * `RouteInput<N>` adds the route's optional extras that the SDK may send.
  */
 export type OperationInput<N extends OperationName> = ParamsInput<OperationContractOf<N>['params']>;
-export type RouteInput<N extends OperationName> = ParamsInput<OperationContractOf<N>['params'] & ExtraOf<N>>;
+export type RouteInput<N extends OperationName> = ParamsInput<RouteParams<N>>;
+/** An operation's parameters and its route's extras, as the catalog types them. */
+export type RouteParams<N extends OperationName> = OperationContractOf<N>['params'] & ExtraOf<N>;
 
 /** The capability an operation needs, as its catalog entry says (typed: `capabilityOf('device_exec')` is `'device:exec'`). */
 export function capabilityOf<N extends OperationName>(name: N): OperationContractOf<N>['capability'] {

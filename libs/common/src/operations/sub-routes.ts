@@ -12,7 +12,8 @@ export type StreamRouteName = { [S in SubRouteName]: SubRouteAt<S> extends { str
 /** What a route of `routes` answers, typed from its answer's schema. */
 export type SubRouteResult<S extends SubRouteName> = SubRouteAt<S> extends { answer: { schema: infer R } } ? InferredResult<R> : never;
 /** What a route of `routes` takes, typed from its params (the path's included). */
-export type SubRouteInput<S extends SubRouteName> = ParamsInput<Known<SubRouteAt<S> extends { params: infer P } ? P : never>>;
+export type SubRouteInput<S extends SubRouteName> = ParamsInput<SubRouteParams<S>>;
+export type SubRouteParams<S extends SubRouteName> = Known<SubRouteAt<S> extends { params: infer P } ? P : never>;
 /**
  * What a client stream's `svc-args` hold, typed from its `args` in the catalog (what the server
  * checks them against): `target.kind` and its siblings become `target: {kind, …}`.
