@@ -128,6 +128,7 @@ describe('operation catalog: calls as the catalog describes them', () => {
     expect((await server.api.get('/me', await server.login(pendingUser))).body.code).toBe('ACCOUNT_PENDING_APPROVAL');
     expect((await call('users_list', server.admin, { active: false })).map((user: { email: string }) => user.email)).toEqual([pendingUser]);
     expect(await call('user_approve', server.admin, { email: pendingUser })).toMatchObject({ email: pendingUser, active: true, admin: false });
+    expect(await call('user_show', server.admin, { email: pendingUser })).toMatchObject({ email: pendingUser, active: true });
     expect(await call('user_admin_grant', server.admin, { email: 'carol@example.test' })).toMatchObject({ email: 'carol@example.test', active: true, admin: true });
     expect(await call('user_subject_reset', server.admin, { email: BOB })).toMatchObject({ email: BOB });
     expect((await call('users_list', server.admin, {})).length).toBe(4);

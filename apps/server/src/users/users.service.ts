@@ -71,6 +71,13 @@ export class UsersService {
     return (await this.users.list({ active: input.active })).map((u) => this.view(u));
   }
 
+  @Handles('user_show')
+  async show({ input }: OperationCall<'user_show', Principal>): Promise<UserResult> {
+    const user = await this.users.findByEmail(this.checkedEmail(input.email));
+    if (!user) throw new NotFoundError('User not found');
+    return this.view(user);
+  }
+
   @Handles('user_approve')
   async approve({ principal: actor, input }: OperationCall<'user_approve', Principal>): Promise<UserResult> {
     const email = this.checkedEmail(input.email);

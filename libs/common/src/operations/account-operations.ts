@@ -41,6 +41,17 @@ export const ACCOUNT_OPERATIONS = [
     result: array(userSchema),
   }),
   defineOperation({
+    name: 'user_show',
+    http: { ...route('GET', '/users/{email}'), errors: ['NOT_FOUND'] },
+    summary: 'One account, as users_list lists it',
+    batch: false,
+    readOnly: true,
+    capability: 'server:manage-users',
+    tool: false,
+    params: { email },
+    result: userSchema,
+  }),
+  defineOperation({
     name: 'user_approve',
     http: { ...route('POST', '/users/{email}/approve'), errors: ['NOT_FOUND', 'CONFLICT'] },
     summary: 'Activate an account awaiting approval (USERS_NEED_APPROVAL)',
