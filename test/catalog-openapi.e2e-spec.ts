@@ -3,22 +3,25 @@
  * route of an operation's `routes` (files, deploy, a job's log, the by-path reads) is served at
  * its method and path, bound from its catalog entry (`x-svc-operation`), with the catalog's
  * parameters where the catalog says they travel, its body and answer in their media types and
- * schemas, and its refusals. The CLI SDK and `svc mcp` are built on the catalog, so a drift here
- * would make them call routes that do not exist. A route written by hand (not bound from the
- * catalog) fails the last test unless it is one of the few outside the catalog. Raw REST paths on
- * purpose: the served routes themselves are what this suite checks.
+ * schemas, and its refusals; so is every route of the route table (ROUTES: sign-in discovery,
+ * registration, health, events, metrics, `x-svc-route`). The CLI SDK and `svc mcp` are built on
+ * the catalog, so a drift here would make them call routes that do not exist. A route written by
+ * hand (bound from neither) fails the last tests unless it is the terminal's ticket route. Raw REST
+ * paths on purpose: the served routes themselves are what this suite checks.
  */
 import {
+  catalogRouteErrors,
+  CatalogRouteSpec,
+  ErrorCode,
   errorBodySchema,
   OperationContract,
   OPERATIONS,
   paramLocation,
   ParamSpec,
   pathParams,
-  RESULT_SCHEMAS,
-  ROUTE_RESULT_SCHEMAS,
   routeErrors,
   routeParams,
+  ROUTES,
   subRoutes,
   UNROUTED_OPERATIONS,
 } from '@svc/common';
@@ -28,6 +31,7 @@ import { TestServer } from './fixtures/test-server';
 type Schema = { $ref?: string; properties?: Record<string, unknown>; required?: string[] };
 interface OpenApiOperation {
   'x-svc-operation'?: string;
+  'x-svc-route'?: string;
   parameters?: { name: string; in: string; required?: boolean }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema: unknown }> }>;
@@ -37,21 +41,9 @@ interface OpenApiDoc {
   components: { schemas: Record<string, Schema> };
 }
 
-/** The routes outside the catalog: sign-in, the runtime's registration, the users API, tickets, health, metrics (the event stream is left out of the document). */
-const OFF_CATALOG = [
-  'GET /auth/config',
-  'POST /auth/device',
-  'GET /auth/device/status',
-  'POST /devices/registrations/reject',
-  'GET /me',
-  'GET /users',
-  'POST /users/{email}/approve',
-  'POST /users/{email}/admin',
-  'POST /users/{email}/reset-subject',
-  'POST /api/tickets',
-  'GET /health',
-  'GET /metrics',
-];
+/** The one route bound from neither the operations nor the route table: the terminal's tickets (its input is ROUTE_INPUTS.terminal_ticket and the streams' args). */
+const OFF_CATALOG = ['POST /api/tickets'];
+const ROUTE_TABLE = Object.entries(ROUTES as Record<string, CatalogRouteSpec>);
 
 /** `/orgs/{org_id}/members` and `/orgs/{id}/members` are the same route. */
 const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
@@ -91,8 +83,10 @@ describe('operation catalog ↔ OpenAPI', () => {
     const schema = route.rawBody ? undefined : operation.requestBody?.content['application/json']?.schema;
     const body = schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
     const bodyRequired = new Set(body?.required ?? []);
+    // A dotted name (device_info.hostname) is a field of a nested object.
+    const inBody = (param: string) => param.split('.').reduce<Schema | undefined>((schema, key) => schema?.properties?.[key] as Schema | undefined, body);
     const documented = (param: string, where: 'path' | 'query' | 'body') =>
-      where === 'path' ? 'path' : where === 'query' ? (query.has(param) ? `query${query.get(param) ? '!' : ''}` : 'missing') : body?.properties?.[param] ? `body${bodyRequired.has(param) ? '!' : ''}` : 'missing';
+      where === 'path' ? 'path' : where === 'query' ? (query.has(param) ? `query${query.get(param) ? '!' : ''}` : 'missing') : inBody(param) ? `body${bodyRequired.has(param) ? '!' : ''}` : 'missing';
 
     for (const [param, spec] of Object.entries(params)) {
       const where = paramLocation(route, param);
@@ -101,13 +95,12 @@ describe('operation catalog ↔ OpenAPI', () => {
       if (got.endsWith('!')) expect([param, spec.required]).toEqual([param, true]);
     }
     const demanded = [...bodyRequired, ...[...query].filter(([, required]) => required).map(([name]) => name)];
-    for (const name of demanded) expect(Object.keys(params)).toContain(name);
+    for (const name of demanded) expect(Object.keys(params).map((param) => param.split('.')[0])).toContain(name);
   }
 
-  /** Exactly the catalog's refusals (routeErrors), each status with the one error body. */
-  function expectErrors(operation: OpenApiOperation, route: Parameters<typeof routeErrors>[0]): void {
-    const expected = routeErrors(route);
-    const documented = Object.entries(operation.responses).filter(([status]) => !status.startsWith('2'));
+  /** Exactly the catalog's refusals (routeErrors, catalogRouteErrors), each status with the one error body; `answers`: a status that is no refusal (/health's 503). */
+  function expectErrors(operation: OpenApiOperation, expected: Map<number, ErrorCode[]>, answers: number[] = []): void {
+    const documented = Object.entries(operation.responses).filter(([status]) => !status.startsWith('2') && !answers.includes(Number(status)));
     expect(documented.map(([status, response]) => [Number(status), response.description]).sort()).toEqual([...expected].map(([status, codes]) => [status, codes.join(', ')]).sort());
     // A refusal is JSON whatever the route answers on success (an NDJSON route lists it under its media type too).
     for (const [, response] of documented) expect(response.content?.['application/json']).toEqual({ schema: plain(errorBodySchema) });
@@ -124,11 +117,11 @@ describe('operation catalog ↔ OpenAPI', () => {
     const ok = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
     expect(ok).toHaveLength(1);
     const schema = ok[0][1].content?.['application/json']?.schema as { oneOf?: unknown[] };
-    const result = plain(RESULT_SCHEMAS[name as keyof typeof RESULT_SCHEMAS]);
+    const result = plain(op.result);
     // devices_list also answers a page when paging is asked for.
-    if (name === 'devices_list') expect(schema.oneOf).toEqual([result, plain(ROUTE_RESULT_SCHEMAS.devices_list_page)]);
+    if (op.http!.alsoAnswers) expect(schema.oneOf).toEqual([result, plain(op.http!.alsoAnswers)]);
     else expect(schema).toEqual(result);
-    expectErrors(operation, { ...op.http!, capability: op.capability, params: routeParams(op) });
+    expectErrors(operation, routeErrors({ ...op.http!, capability: op.capability, params: routeParams(op) }));
   });
 
   it.each(REST_SUB_ROUTES.map(({ name, route }) => [name, route] as const))('route %s is served where the catalog says, with its parameters, body, answer and refusals', (name, route) => {
@@ -138,19 +131,30 @@ describe('operation catalog ↔ OpenAPI', () => {
 
     if (route.rawBody) expect(operation!.requestBody?.content).toEqual({ [route.rawBody.media]: { schema: plain(route.rawBody.schema) } });
     const ok = Object.entries(operation!.responses).filter(([status]) => status.startsWith('2'));
-    expect(ok.map(([, response]) => response.content)).toEqual([{ [route.answer!.media]: { schema: plain(ROUTE_RESULT_SCHEMAS[route.answer!.result]) } }]);
-    expectErrors(operation!, route);
+    expect(ok.map(([, response]) => response.content)).toEqual([{ [route.answer!.media]: { schema: plain(route.answer!.schema) } }]);
+    expectErrors(operation!, routeErrors(route));
   });
 
-  it('serves nothing but the catalog\'s routes, bound from their entries, and the few routes outside it', () => {
+  it.each(ROUTE_TABLE)('route table %s is served where it says, with its input, answer and refusals', (name, route) => {
+    const operation = served(route.method, route.path);
+    expect(operation?.['x-svc-route']).toBe(name);
+    expectParameters(operation!, route, route.params);
+    const ok = Object.entries(operation!.responses).filter(([status]) => !Object.hasOwn(Object.fromEntries(catalogRouteErrors(route)), status));
+    const content = { [route.answer.media]: { schema: plain(route.answer.schema) } };
+    expect(ok).toEqual([route.status ?? 200, ...(route.alsoStatus ? [route.alsoStatus] : [])].map((status) => [String(status), expect.objectContaining({ content })]));
+    expectErrors(operation!, catalogRouteErrors(route), route.alsoStatus ? [route.alsoStatus] : []);
+  });
+
+  it('serves nothing but the catalog\'s routes and the route table\'s, bound from their entries, and the ticket route', () => {
     const catalog = new Map<string, string>([
       ...routed.map((op) => [`${op.http!.method} ${shape(op.http!.path)}`, op.name] as [string, string]),
       ...REST_SUB_ROUTES.map(({ name, route }) => [`${route.method} ${shape(route.path)}`, name] as [string, string]),
+      ...ROUTE_TABLE.map(([name, route]) => [`${route.method} ${shape(route.path)}`, name] as [string, string]),
     ]);
     const offCatalog = new Set(OFF_CATALOG.map((route) => route.replace(/\{[^}]+\}/g, '{}')));
     const strays = Object.entries(doc.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
-        .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${shape(path)}`, bound: operation['x-svc-operation'] }))
+        .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${shape(path)}`, bound: operation['x-svc-operation'] ?? operation['x-svc-route'] }))
         .filter(({ route, bound }) => (bound === undefined ? !offCatalog.has(route) : catalog.get(route) !== bound))
         .map(({ route, bound }) => `${route}${bound ? ` (bound as ${bound})` : ''}`),
     );
@@ -158,7 +162,7 @@ describe('operation catalog ↔ OpenAPI', () => {
     const documented = new Set(Object.entries(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${shape(path)}`)));
     expect([...offCatalog].filter((route) => !documented.has(route))).toEqual([]);
     // Every catalog route is in the document (the it.each above checks each; this counts them).
-    const bound = Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((operation) => operation['x-svc-operation'])).filter((name) => name !== undefined);
+    const bound = Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((operation) => operation['x-svc-operation'] ?? operation['x-svc-route'])).filter((name) => name !== undefined);
     expect(bound.sort()).toEqual([...catalog.values()].sort());
   });
 

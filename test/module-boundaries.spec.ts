@@ -3,7 +3,7 @@
  * violation: cruises a small tree written here that breaks every rule once, plus one that breaks none.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -72,5 +72,29 @@ describe('module boundaries lint', () => {
     });
     expect(violations).toEqual([]);
     expect(exitCode).toBe(0);
+  });
+});
+
+/**
+ * A global module's providers are injectable everywhere without an import, which hides who depends
+ * on what: a feature imports the modules it uses. Only the configuration (and the clock) is global.
+ * The replicas module still is: it plugs the shared tunnel directory and the peer hop into relay/
+ * (which imports no feature) and ReplicaEvents into several features from the composition root,
+ * and Nest offers no other way to hand a port's implementation to a statically imported module.
+ */
+describe('global modules', () => {
+  const GLOBAL_ALLOWED = ['apps/server/src/config/config.module.ts', 'apps/server/src/replicas/replicas.module.ts'];
+
+  function sources(dir: string): string[] {
+    return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) return sources(path);
+      return entry.name.endsWith('.ts') && !/\.(spec|e2e-spec)\.ts$/.test(entry.name) ? [path] : [];
+    });
+  }
+
+  it('are only those allowed: @Global() or a dynamic module with global: true', () => {
+    const global = sources('apps/server/src').filter((path) => /@Global\(\)|\bglobal:\s*true\b/.test(readFileSync(join(ROOT, path), 'utf8')));
+    expect(global.sort()).toEqual(GLOBAL_ALLOWED);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Refusals are audited where AccessPolicy decides them (docs/security.md, "One policy"): a member
  * who may not approve for its organization, a stranger squatting a device id an owner's device
- * asked for first, an organization's owner trying to leave it, a viewer trying to run a command.
+ * asked for first, an organization's owner trying to leave it, a viewer trying to run a command,
+ * the admin key acting on devices.
  * Each refusal answers as before and leaves an `access.refused` entry naming who and what.
  * Operations are called by name through the SDK.
  */
@@ -75,6 +76,19 @@ describe('refusals are audited where AccessPolicy decides them', () => {
     const before = (await refusals()).length;
     await expectRefused(as('mallory').run('device_access_list', { device: 'viewed-only' }), 404, 'DEVICE_NOT_FOUND');
     expect(await refusals()).toHaveLength(before);
+  });
+
+  it('the admin key on a user-only route or a device decision: 403, audited (AccessPolicy.requireUser)', async () => {
+    await fleet.addDevice('keyed-out', { owner: 'owner' });
+    const before = (await refusals()).filter((entry) => entry.user === 'admin-key').length;
+    await expectRefused(fleet.admin.run('devices_list', {}), 403, 'FORBIDDEN', /admin key cannot act on devices/);
+    // A route that lets the admin key in, whose device is decided by AccessPolicy.
+    await expectRefused(fleet.admin.run('device_capabilities', { device: 'keyed-out' }), 403, 'FORBIDDEN', /not a device credential/);
+    const entries = (await refusals()).filter((entry) => entry.user === 'admin-key');
+    expect(entries.slice(before)).toEqual([
+      expect.objectContaining({ details: expect.stringMatching(/^refused acting on devices: .*admin key cannot act on devices/) }),
+      expect.objectContaining({ details: expect.stringMatching(/^refused acting on devices: /) }),
+    ]);
   });
 
   it('a non-administrator creating an organization: 403, audited', async () => {

@@ -63,6 +63,13 @@ describe('users and administration', () => {
       expect((await server.api.get('/users?active=false', server.admin)).body).not.toContainEqual(expect.objectContaining({ email: 'late@corp.test' }));
     });
 
+    it('shows one account as the list does; an unknown one is 404, to administrators only', async () => {
+      const listed = (await server.api.get('/users', server.admin)).body.find((user: { email: string }) => user.email === 'late@corp.test');
+      expect((await server.api.get('/users/Late@Corp.test', server.admin)).body).toEqual(listed);
+      expectError(await server.api.get('/users/ghost@corp.test', server.admin), 404, 'NOT_FOUND');
+      expectError(await server.api.get('/users/late@corp.test', await as('someone@auto.test')), 403, 'FORBIDDEN');
+    });
+
     it('lets an admin user approve accounts too', async () => {
       const other = await as('other@corp.test');
       expectError(await server.api.get('/me', other), 403, 'ACCOUNT_PENDING_APPROVAL');

@@ -24,6 +24,8 @@ export abstract class SvcCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
     debug: Flags.boolean({ description: 'Print stack traces and request details on errors.', helpGroup: 'GLOBAL' }),
   };
+  /** The parameter of the command's operation it takes from the words after `--` (exec's command, docker's args), not from a flag. */
+  static passThroughParam?: string;
 
   protected flags!: CommandFlags<T>;
   protected args!: CommandArgs<T>;

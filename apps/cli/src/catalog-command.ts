@@ -1,26 +1,10 @@
-import { Args, Command, Flags } from '@oclif/core';
-import { findOperation, OperationContract, OperationName, ParamSpec, pathParams } from '@svc/common/operations';
+import { Command } from '@oclif/core';
+import { findOperation, OperationContract, OperationName, pathParams } from '@svc/common/operations';
 import { SvcCommand } from './base-command';
+import { anyParamArg, paramFlag } from './catalog-flags';
 import { renderTable } from './output/table';
 
 import type { Arg, Flag } from '@oclif/core/interfaces';
-
-/** Flags and arguments of several types in one table, as oclif's own FlagInput holds them. */
-type AnyFlag = Flag<any>;
-type AnyArg = Arg<any>;
-
-/** A parameter as an oclif flag: its type, default, allowed values and description from the catalog. */
-function flagOf(spec: ParamSpec): AnyFlag {
-  const common = { description: spec.description, required: spec.required };
-  if (spec.type === 'boolean') return Flags.boolean({ description: spec.description, default: spec.default === true });
-  if (spec.type === 'string[]') return Flags.string({ ...common, multiple: true });
-  return Flags.string({ ...common, ...(spec.enum ? { options: [...spec.enum] } : {}), ...(spec.default !== undefined ? { default: String(spec.default) } : {}) });
-}
-
-/** A flag's text as the parameter's type (the server checks the value against the catalog's schema). */
-function valueOf(spec: ParamSpec, text: unknown): unknown {
-  return spec.type === 'number' && typeof text === 'string' && text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
-}
 
 /** One result for people: a table for a list of objects, `key  value` lines for an object. */
 function humanText(result: unknown): string {
@@ -43,8 +27,8 @@ export function catalogCommand(name: OperationName): typeof Command {
   const op: OperationContract | undefined = findOperation(name);
   if (!op?.command) throw new Error(`${name} names no catalog command`);
   const positional = op.http ? pathParams(op.http) : [];
-  const args: Record<string, AnyArg> = Object.fromEntries(positional.map((param) => [param, Args.string({ description: op.params[param].description, required: true })]));
-  const flags: Record<string, AnyFlag> = Object.fromEntries(Object.entries(op.params).filter(([param]) => !positional.includes(param)).map(([param, spec]) => [param, flagOf(spec)]));
+  const args: Record<string, Arg<string | undefined>> = Object.fromEntries(positional.map((param) => [param, anyParamArg(name, param)]));
+  const flags: Record<string, Flag<unknown>> = Object.fromEntries(Object.keys(op.params).filter((param) => !positional.includes(param)).map((param) => [param, paramFlag(name, param)]));
   const command = op.command;
 
   class CatalogCommand extends SvcCommand<typeof CatalogCommand> {
@@ -55,7 +39,7 @@ export function catalogCommand(name: OperationName): typeof Command {
 
     async run(): Promise<unknown> {
       const given = { ...(this.args as Record<string, unknown>), ...(this.flags as Record<string, unknown>) };
-      const input = Object.fromEntries(Object.entries(op!.params).filter(([param]) => given[param] !== undefined).map(([param, spec]) => [param, valueOf(spec, given[param])]));
+      const input = Object.fromEntries(Object.keys(op!.params).filter((param) => given[param] !== undefined).map((param) => [param, given[param]]));
       const result = await this.runner.run(name, input);
       this.human(humanText(result));
       return result;

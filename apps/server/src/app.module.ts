@@ -15,7 +15,7 @@ import { DevicesModule } from './devices/devices.module';
 import { AccessModule } from './access/access.module';
 import { OrgsModule } from './orgs/orgs.module';
 import { HealthController } from './health/health.controller';
-import { AuthConfigController } from './auth/auth-config.controller';
+import { AuthConfigController } from './discovery/auth-config.controller';
 import { ExecModule } from './exec/exec.module';
 import { FilesModule } from './files/files.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -51,7 +51,7 @@ export class AppModule {
         // NATS_URL: the tunnel directory (and events) shared with the other replicas.
         ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
-        // GET /events and FleetEvents, which the features below emit to.
+        // GET /events; the features emit through FleetEventsModule, which each imports.
         EventsModule,
         AuthenticationModule,
         AuthorizationModule,

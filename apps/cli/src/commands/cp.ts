@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { InvalidInputError } from '@svc/common';
 import { SvcCommand } from '../base-command';
+import { paramArg } from '../catalog-flags';
 import { withTransferProgress } from '../output/transfer-progress';
 
 export default class Cp extends SvcCommand<typeof Cp> {
@@ -19,8 +19,8 @@ On a terminal a progress bar (rate, time left) is drawn on stderr; nothing is pr
     'echo 42 | <%= config.bin %> cp - edge-1:/tmp/answer',
   ];
   static override args = {
-    source: Args.string({ description: 'local path or <device>:<path> of the file', required: true }),
-    dest: Args.string({ description: 'local path or <device>:<path>: the file, or a directory to copy into', required: true }),
+    source: paramArg('device_cp', 'source', { description: 'local path or <device>:<path> of the file' }),
+    dest: paramArg('device_cp', 'dest', { description: 'local path or <device>:<path>: the file, or a directory to copy into' }),
   };
 
   async run(): Promise<{ status: 'copied' }> {

@@ -1,7 +1,6 @@
-import { Args, Flags } from '@oclif/core';
 import { DeployJobsResult } from '@svc/common';
 import { SvcCommand } from '../base-command';
-import { catalogDefault, catalogOptions } from '../catalog-flags';
+import { paramArg, stringFlag } from '../catalog-flags';
 import type { SpecType } from '../deploy/spec-loader';
 import { deploymentFlag, deviceArg } from '../flags';
 import { withSpinner } from '../forward/wait-spinner';
@@ -19,13 +18,13 @@ Without --deployment the jobs go into the active deployment, which the device th
     '<%= config.bin %> deploy edge-1 web.yaml --json',
   ];
   static override args = {
-    device: deviceArg,
-    file: Args.string({ description: 'a compose file, a run-spec job or a deployment document (YAML)', required: true }),
+    device: deviceArg('device_deploy'),
+    file: paramArg('device_deploy', 'file', { description: 'a compose file, a run-spec job or a deployment document (YAML)' }),
   };
   static override flags = {
-    type: Flags.string({ description: 'what the file is (auto: from its root keys)', options: catalogOptions('device_deploy', 'spec_type'), default: catalogDefault<string>('device_deploy', 'spec_type', 'string'), aliases: ['spec-type'] }),
-    name: Flags.string({ description: "a compose file's or single job's job id; a deployment document's display name" }),
-    deployment: deploymentFlag,
+    type: stringFlag('device_deploy', 'spec_type', { description: 'what the file is (auto: from its root keys)', aliases: ['spec-type'] }),
+    name: stringFlag('device_deploy', 'name', { description: "a compose file's or single job's job id; a deployment document's display name" }),
+    deployment: deploymentFlag('device_deploy'),
   };
 
   async run(): Promise<DeployJobsResult> {

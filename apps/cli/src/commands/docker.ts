@@ -1,7 +1,7 @@
-import { Args, Flags } from '@oclif/core';
 import { InvalidInputError } from '@svc/common';
 import { SvcCommand } from '../base-command';
-import { catalogDefault } from '../catalog-flags';
+import { integerFlag } from '../catalog-flags';
+import { deviceArg } from '../flags';
 import { passThrough } from '../forward/pass-through-args';
 import { JsonStreamWriter } from '../output/json-stream';
 import { dockerExec } from '../sdk/docker-exec';
@@ -16,10 +16,11 @@ export default class Docker extends SvcCommand<typeof Docker> {
     "<%= config.bin %> docker edge-1 --json -- images --format '{{json .}}'",
   ];
   static override strict = false;
+  static override passThroughParam = 'args';
   static override usage = '<%= command.id %> <device> [--timeout <s>] -- <docker args…>';
-  static override args = { device: Args.string({ description: 'device name or id', required: true }) };
+  static override args = { device: deviceArg('docker_exec') };
   static override flags = {
-    timeout: Flags.integer({ description: 'seconds before the docker CLI is killed', default: catalogDefault<number>('docker_exec', 'timeout_secs', 'number'), min: 1 }),
+    timeout: integerFlag('docker_exec', 'timeout_secs', { description: 'seconds before the docker CLI is killed' }),
   };
 
   async run(): Promise<void> {

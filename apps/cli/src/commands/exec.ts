@@ -1,9 +1,9 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { DomainError, InvalidInputError } from '@svc/common/errors';
 import { SvcCommand } from '../base-command';
-import { catalogDefault } from '../catalog-flags';
+import { integerFlag } from '../catalog-flags';
 import { exitCodeFor } from '../exit-codes';
-import { batchTarget, devicesFlag } from '../flags';
+import { batchDeviceArg, batchTarget, devicesFlag } from '../flags';
 import { passThrough } from '../forward/pass-through-args';
 import { ExecJsonOutput, killedNote, printBatch, printBatchJson, rawOutput } from '../output/exec-output';
 import { execStream } from '../sdk/exec-stream';
@@ -28,11 +28,12 @@ Several devices (--devices a,b,c), as pdsh: every output line is prefixed "<devi
     '<%= config.bin %> exec edge-1 --json -- df -h /',
   ];
   static override strict = false;
+  static override passThroughParam = 'command';
   static override usage = ['<%= command.id %> <device> [--timeout <s>] [-i | -n] -- <command> [args…]', '<%= command.id %> --devices <a,b,c> [--timeout <s>] -- <command> [args…]'];
-  static override args = { device: Args.string({ description: 'device name or id (or --devices)' }) };
+  static override args = { device: batchDeviceArg('device_exec') };
   static override flags = {
-    devices: devicesFlag,
-    timeout: Flags.integer({ description: 'seconds before the command is killed', default: catalogDefault<number>('device_exec', 'timeout_secs', 'number'), min: 1 }),
+    devices: devicesFlag('device_exec'),
+    timeout: integerFlag('device_exec', 'timeout_secs', { description: 'seconds before the command is killed' }),
     interactive: Flags.boolean({ char: 'i', description: 'send stdin to the command even when it is a terminal', exclusive: ['no-stdin'] }),
     'no-stdin': Flags.boolean({ char: 'n', description: 'give the command no stdin, even when it is piped (as ssh -n)' }),
   };

@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { FileEntry } from '@svc/common';
 import { SvcCommand } from '../base-command';
+import { paramArg } from '../catalog-flags';
 import { formatBytes } from '../output/human-units';
 import { renderTable } from '../output/table';
 
@@ -10,7 +10,7 @@ export default class Ls extends SvcCommand<typeof Ls> {
 
 Each entry shows its permissions (type d for a directory, l for a symbolic link, described by its target), its size, its modification time (UTC) and its name, with "/" after directories. Names are shown with control characters escaped; --json prints them as they are: [{name, is_dir, size, mode, mtime, is_symlink}], mode the permission bits and mtime in milliseconds since the epoch.`;
   static override examples = ['<%= config.bin %> ls edge-1:/var/log', '<%= config.bin %> ls edge-1:', '<%= config.bin %> ls edge-1:/etc --json'];
-  static override args = { path: Args.string({ description: '<device>:<path> of a directory', required: true }) };
+  static override args = { path: paramArg('device_ls', 'path', { description: '<device>:<path> of a directory' }) };
 
   async run(): Promise<FileEntry[]> {
     const entries = await this.client.files().ls(this.args.path);

@@ -30,7 +30,7 @@ export default class Shell extends SvcCommand<typeof Shell> {
 
 svc exits with the shell's exit code (128 + the signal when a signal ended it). When the connection ends under the session (the device's runtime stops, the device or the server goes away), svc says so on a line of its own ("Connection to <device> closed.") and exits 255, as ssh does. --json prints {exit_code, signal} when the shell ended, and the terminal's output goes to stderr instead of stdout.`;
   static override examples = ['<%= config.bin %> shell edge-1', "printf 'uptime\\nexit\\n' | <%= config.bin %> shell edge-1", '<%= config.bin %> shell edge-1 --json 2>/dev/null'];
-  static override args = { device: deviceArg };
+  static override args = { device: deviceArg('device_exec.shell') };
 
   async run(): Promise<ShellExit> {
     const { device } = this.args;

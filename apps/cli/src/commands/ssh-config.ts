@@ -24,7 +24,7 @@ export default class SshConfig extends SvcCommand<typeof SshConfig> {
     '<%= config.bin %> ssh-config edge-1 --host-alias edge --user root   # then: scp file edge:/tmp/, rsync -a dir/ edge:dir/',
     '<%= config.bin %> ssh-config edge-1 --port 2222 --json',
   ];
-  static override args = { device: deviceArg };
+  static override args = { device: deviceArg('forward_start') };
   static override flags = {
     user: Flags.string({ description: 'login user on the device (default: ssh chooses, usually your local user name)' }),
     'host-alias': Flags.string({ description: 'the Host name to type after ssh (default: the device name)' }),

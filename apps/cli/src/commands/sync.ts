@@ -1,5 +1,5 @@
-import { Args, Flags } from '@oclif/core';
 import { SvcCommand } from '../base-command';
+import { booleanFlag, paramArg, stringsFlag } from '../catalog-flags';
 import { withTransferProgress } from '../output/transfer-progress';
 import { escapeTerminal } from '../output/terminal-text';
 import { SyncReport } from '../sdk/device-sync';
@@ -16,13 +16,13 @@ export default class Sync extends SvcCommand<typeof Sync> {
     '<%= config.bin %> sync ./site edge-1:/srv/www --delete --json',
   ];
   static override args = {
-    source: Args.string({ description: 'local directory or <device>:<directory>', required: true }),
-    dest: Args.string({ description: 'local directory or <device>:<directory> to update', required: true }),
+    source: paramArg('device_sync', 'source', { description: 'local directory or <device>:<directory>' }),
+    dest: paramArg('device_sync', 'dest', { description: 'local directory or <device>:<directory> to update' }),
   };
   static override flags = {
-    delete: Flags.boolean({ description: 'remove destination files and directories the source does not have' }),
-    'dry-run': Flags.boolean({ description: 'show what would be copied and deleted, change nothing' }),
-    exclude: Flags.string({ description: 'skip paths matching this gitignore-like pattern (repeatable)', multiple: true }),
+    delete: booleanFlag('device_sync', 'delete', { description: 'remove destination files and directories the source does not have' }),
+    'dry-run': booleanFlag('device_sync', 'dry_run', { description: 'show what would be copied and deleted, change nothing' }),
+    exclude: stringsFlag('device_sync', 'exclude', { description: 'skip paths matching this gitignore-like pattern (repeatable)' }),
   };
 
   async run(): Promise<SyncReport> {

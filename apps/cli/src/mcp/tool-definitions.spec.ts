@@ -23,7 +23,8 @@ describe('mcpTools', () => {
   const READING_CAPABILITIES: readonly AnyCapability[] = ['device:view', 'device:read-files', 'org:view', 'org:devices'];
   const SPEC_WRITERS = ['device_exec', 'docker_exec', 'device_cp', 'device_sync', 'forward_start', 'forward_stop', 'devices_approve', 'device_deploy', 'org_create'];
 
-  it.each((OPERATIONS as readonly OperationContract[]).filter((op) => op.readOnly).map((op) => [op.name, op] as const))('%s, marked readOnly, only reads', (name, op) => {
+  // The tools `svc mcp --read-only` may offer; a REST-only operation (tool: false) is never listed.
+  it.each((OPERATIONS as readonly OperationContract[]).filter((op) => isTool(op) && op.readOnly).map((op) => [op.name, op] as const))('%s, marked readOnly, only reads', (name, op) => {
     expect(capabilitiesOf(op).filter((capability) => !READING_CAPABILITIES.includes(capability))).toEqual([]);
     if (op.http) expect(op.http.method === 'GET' || op.batch).toBe(true);
     for (const route of Object.values(op.routes ?? {})) expect([route.path, route.method, READING_CAPABILITIES.includes(route.capability)]).toEqual([route.path, 'GET', true]);

@@ -1,4 +1,4 @@
-import { OperationName, RESULT_SCHEMAS } from '@svc/common/operations';
+import { findOperation, OperationName } from '@svc/common/operations';
 
 /**
  * What each tool returns, in a model's words: one line per tool, part of its description
@@ -58,6 +58,6 @@ function shapeOf(schema: Schema): string {
 
 /** What a tool returns: its words in TOOL_RETURNS, else its result schema's shape. */
 export function toolReturns(name: OperationName): string | undefined {
-  const schema = (RESULT_SCHEMAS as Partial<Record<OperationName, Schema>>)[name];
+  const schema = findOperation(name)?.result as Schema | undefined;
   return TOOL_RETURNS[name] ?? (schema ? shapeOf(schema) : undefined);
 }

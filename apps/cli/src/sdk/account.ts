@@ -10,21 +10,15 @@ export interface Account {
   token_expires_at: string | null;
 }
 
-interface MeAnswer {
-  kind: 'user' | 'admin-key';
-  email?: string;
-  admin?: boolean;
-  memberships?: { orgId: string; role: string }[];
-}
-
-/** GET /me with the saved session (refreshed when it has expired). */
+/** account_show (GET /me) with the saved session (refreshed when it has expired). */
 export async function currentAccount(client: SvcClient): Promise<Account> {
-  const me = await client.rest.request<MeAnswer>({ method: 'GET', path: '/me', authorization: () => client.session.authorization() });
+  const me = await client.call('account_show', {});
   const token = client.session.stored();
+  const user = me.kind === 'user' ? me : undefined;
   return {
-    email: me.email ?? '',
-    admin: me.admin === true,
-    organizations: (me.memberships ?? []).map((m) => ({ org_id: m.orgId, role: m.role === 'member' ? 'editor' : m.role })),
+    email: user?.email ?? '',
+    admin: user?.admin === true,
+    organizations: (user?.memberships ?? []).map((m) => ({ org_id: m.orgId, role: m.role === 'member' ? 'editor' : m.role })),
     server: client.settings.serverUrl.origin,
     token_expires_at: token ? new Date(token.expires_at * 1000).toISOString() : null,
   };

@@ -3,14 +3,14 @@ import type { ClientHttp2Stream } from 'node:http2';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidInputError, limitsOf, NotFoundError, OperationResults, resetStream } from '@svc/common';
-import { catalogDefault, catalogParam } from '../catalog-flags';
+import { findOperation, InvalidInputError, limitsOf, NotFoundError, OperationContract, OperationResults, ParamSpec, resetStream } from '@svc/common';
 import type { DeviceStreams } from './device-streams';
 import { LocalForwarder } from './local-forwarder';
 
 /** docker_exec's default and range of timeout_secs, and its output cap per captured stream, from its catalog entry. */
-const DEFAULT_TIMEOUT_SECS = catalogDefault<number>('docker_exec', 'timeout_secs', 'number');
-const MAX_TIMEOUT_SECS = catalogParam('docker_exec', 'timeout_secs').maximum!;
+const TIMEOUT: ParamSpec = (findOperation('docker_exec') as OperationContract).params.timeout_secs;
+const DEFAULT_TIMEOUT_SECS = TIMEOUT.default as number;
+const MAX_TIMEOUT_SECS = TIMEOUT.maximum!;
 const MAX_OUTPUT_BYTES = limitsOf('docker_exec').outputCapBytes;
 /** How long the probe stream may take to close by itself before it is reset. */
 const PROBE_CLOSE_MS = 5_000;

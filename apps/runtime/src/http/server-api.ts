@@ -67,9 +67,3 @@ export class ServerApi {
     });
   }
 }
-
-/** `message` of an error body ({statusCode, error, message, code, requestId}), for one clear line. */
-export function errorMessage(answer: ApiAnswer): string {
-  const body = answer.body as { message?: unknown } | undefined;
-  return typeof body?.message === 'string' ? body.message : `HTTP ${answer.status}`;
-}

@@ -187,10 +187,20 @@ describe('registerDevice', () => {
   });
 
   it('reports a refused request (bad owner) with the server message', async () => {
-    const api = new FakeRegistrationApi([], () => ({ status: 400, body: { message: 'owner_scope must be user:<email> or org:<org_id>' } }));
+    const body = { statusCode: 400, error: 'Bad Request', message: 'owner_scope must be user:<email> or org:<org_id>', code: 'INVALID_INPUT', requestId: 'req-1' };
+    const api = new FakeRegistrationApi([], () => ({ status: 400, body }));
     await expect(registerDevice(options, deps(api), new AbortController().signal)).rejects.toMatchObject({
       exitCode: 1,
       message: 'The server refused the registration request: owner_scope must be user:<email> or org:<org_id>',
+    });
+  });
+
+  // The one reading of error answers (errorFromAnswer): a proxy's own JSON is not taken for the server's word.
+  it('says a refusal in another shape than svc\'s did not come from the svc server', async () => {
+    const api = new FakeRegistrationApi([], () => ({ status: 403, body: { message: 'Forbidden' } }));
+    await expect(registerDevice(options, deps(api), new AbortController().signal)).rejects.toMatchObject({
+      exitCode: 1,
+      message: 'The server refused the registration request: The server answered HTTP 403, not with an svc error answer',
     });
   });
 

@@ -1,5 +1,5 @@
-import { REGISTRATION_PROOF_HEADERS } from '@svc/common';
-import { errorMessage, ServerApi, ServerUnreachableError } from '../http/server-api';
+import { errorFromAnswer, REGISTRATION_PROOF_HEADERS } from '@svc/common';
+import { ServerApi, ServerUnreachableError } from '../http/server-api';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import { EXIT_CODES, RuntimeExit } from '../runtime-exit';
 import { defaultDeviceId, deviceSystemInfo } from './device-info';
@@ -150,9 +150,9 @@ async function postRequest(
       return requestId;
     }
     if (answer && answer.status !== 429 && answer.status < 500) {
-      throw new RuntimeExit(EXIT_CODES.failed, `The server refused the registration request: ${errorMessage(answer)}`);
+      throw new RuntimeExit(EXIT_CODES.failed, `The server refused the registration request: ${errorFromAnswer(answer.status, answer.body).message}`);
     }
-    if (answer) deps.log.warn('registration request not accepted yet; retrying', { status: answer.status, message: errorMessage(answer) });
+    if (answer) deps.log.warn('registration request not accepted yet; retrying', { status: answer.status, message: errorFromAnswer(answer.status, answer.body).message });
     if (deps.now() >= deadline) throw new RuntimeExit(EXIT_CODES.failed, APPROVAL_TIMEOUT_MESSAGE);
     await deps.sleep(retryMs, signal);
     if (signal.aborted) return undefined;
@@ -191,5 +191,5 @@ async function poll(deps: RegistrationDeps, signer: ProofSigner, requestId: stri
   if (answer.status === 404) return { status: 'gone', why: 'the server no longer knows it (expired or replaced)' };
   if (answer.status === 410) return { status: 'gone', why: 'its API key was already collected, but not saved here' };
   if (answer.status === 401) return { status: 'gone', why: 'the server did not accept this device\'s proof of its key' };
-  throw new ServerUnreachableError(`GET /auth/device/status answered HTTP ${answer.status}: ${errorMessage(answer)}`);
+  throw new ServerUnreachableError(`GET /auth/device/status answered HTTP ${answer.status}: ${errorFromAnswer(answer.status, answer.body).message}`);
 }

@@ -8,9 +8,10 @@ export const ACCESS_LEVEL = 'svc:accessLevel';
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /**
- * `user`: a user token only (device routes: the admin key is not a device credential). Unmarked
+ * `user`: a user token only (device routes: the admin key is not a device credential; AccessPolicy
+ * refuses it, requireUser, and audits the refusal). Unmarked
  * authenticated routes accept either. What a principal may do is AccessPolicy's to decide
- * (`@Operation`, `@ServerAdministration` in authorization/).
+ * (`@Operation`, `@CatalogRoute` in authorization/).
  */
 export type AccessLevel = 'user';
 export const UsersOnly = () => SetMetadata(ACCESS_LEVEL, 'user' satisfies AccessLevel);

@@ -2,9 +2,10 @@ import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { DomainError, ForbiddenError, UnauthenticatedError } from '@svc/common';
+import { DomainError, UnauthenticatedError } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { UsersService } from '../users/users.service';
+import { AccessPolicy } from '../authorization/access-policy.service';
 import { ACCESS_LEVEL, AccessLevel, IS_PUBLIC } from '../auth/decorators';
 import { ADMIN_KEY_HEADER, adminKeyMatches } from '../auth/admin-key';
 import type { Principal } from '../auth/principal';
@@ -21,6 +22,7 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly users: UsersService,
+    private readonly policy: AccessPolicy,
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
   ) {
     super();
@@ -31,7 +33,8 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     req.principal = await this.authenticate(context, req);
-    this.checkAccessLevel(req.principal, this.reflector.getAllAndOverride<AccessLevel>(ACCESS_LEVEL, targets));
+    // A user-only route (the device routes): AccessPolicy refuses the admin key, and audits it.
+    if (this.reflector.getAllAndOverride<AccessLevel>(ACCESS_LEVEL, targets) === 'user') await this.policy.requireUser(req.principal);
     return true;
   }
 
@@ -46,12 +49,6 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
     }
     await super.canActivate(context);
     return this.users.principalFor(req.user!);
-  }
-
-  private checkAccessLevel(principal: Principal, level: AccessLevel | undefined): void {
-    if (level === 'user' && principal.kind !== 'user') {
-      throw new ForbiddenError('The admin key cannot act on devices; use a user access token');
-    }
   }
 
   override handleRequest<T>(err: unknown, user: T, info: unknown): T {

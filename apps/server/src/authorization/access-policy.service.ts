@@ -63,6 +63,7 @@ export interface RekeyPlan {
 
 const NOT_OWNER = 'Access denied: only the owner of a device (the owning user, or an admin of its owning organization) may change its owner';
 const NOT_A_DEVICE_CREDENTIAL = 'Access denied: admin is not a device credential; organization membership required';
+const ADMIN_KEY_ON_DEVICES = 'Access denied: the admin key cannot act on devices (admin is not a device credential); use a user access token';
 
 const ORG_REFUSALS: Record<OrgCapability, string> = {
   'org:view': 'Access denied',
@@ -102,7 +103,7 @@ export class AccessPolicy {
    * names, or one's id and another's name) is a conflict naming their ids.
    */
   async requireDevice(principal: Principal, ref: string, capability: Capability): Promise<AuthorizedDevice> {
-    const user = deviceCaller(principal);
+    const user = await this.requireUser(principal);
     const matches = await this.devices.findByIdOrName(callerAccess(user.scopes), ref);
     if (matches.length === 0) throw new DeviceNotFoundError();
     if (matches.length > 1) {
@@ -114,13 +115,22 @@ export class AccessPolicy {
 
   /** The same decision for a device already loaded (for example by id, for a registration). */
   async authorizeDevice(principal: Principal, device: DeviceRecord, capability: Capability): Promise<AuthorizedDevice> {
-    const grant = deviceGrant(deviceCaller(principal), device);
+    const grant = deviceGrant(await this.requireUser(principal), device);
     if (grant === null) throw new DeviceNotFoundError();
     if (!grantAllows(grant, capability)) {
       const refusal = new ForbiddenError(capability === 'device:own' ? NOT_OWNER : `Access denied: your role (${toToolRole(grant.role)}) does not allow ${capability}`);
       throw await this.refusals.refused(principal, capability, { deviceId: device.id }, refusal);
     }
     return { device, ...grant };
+  }
+
+  /**
+   * Devices are reached only through a user's own scopes: the admin key reaches none, whether a
+   * user-only route (UsersOnly, asked by the authentication guard) or a device decision asks.
+   */
+  async requireUser(principal: Principal): Promise<UserPrincipal> {
+    if (principal.kind === 'user') return principal;
+    throw await this.refusals.refused(principal, 'acting on devices', {}, new ForbiddenError(ADMIN_KEY_ON_DEVICES));
   }
 
   /** Every device capability the caller's grant on an authorized device allows (for clients that hide what would be refused). */
@@ -139,7 +149,7 @@ export class AccessPolicy {
    * recorded at removal. The newest such removal counts; to anyone else the id is "not found".
    */
   async requireRemovedDeviceHistory(principal: Principal, deviceId: string): Promise<RemovedDeviceHistory> {
-    const user = deviceCaller(principal);
+    const user = await this.requireUser(principal);
     for (const removal of await this.audit.removals(deviceId)) {
       if (removal.formerOwnerScope && removal.formerHistorySince && canApproveFor(user, removal.formerOwnerScope)) {
         return { id: deviceId, historySince: removal.formerHistorySince, removedAt: removal.timestamp };
@@ -315,12 +325,6 @@ export class AccessPolicy {
     const target = parseScope(scope);
     return target?.kind !== 'user' || (await this.orgs.membership(orgId, target.email)) === null;
   }
-}
-
-/** Devices are reached only through a user's own scopes; the admin key reaches none. */
-function deviceCaller(principal: Principal): UserPrincipal {
-  if (principal.kind !== 'user') throw new ForbiddenError('Access denied: admin is not a device credential');
-  return principal;
 }
 
 function orgSubject(principal: Principal): OrgSubject {

@@ -2,11 +2,13 @@ import {
   AnyCapability,
   CAPABILITIES,
   capabilitiesOf,
+  CatalogRouteSpec,
   grantAllows,
   ORG_CAPABILITIES,
   OPERATIONS,
   OrgRelation,
   relationAllows,
+  ROUTES,
   SERVER_CAPABILITIES,
   serverAllows,
 } from '@svc/common';
@@ -17,7 +19,7 @@ import {
  * from what AccessPolicy enforces; capability-doc.spec.ts fails when the file is stale.
  */
 
-export const BEGIN_MARKER = '<!-- capability tables: generated from libs/common (operations/catalog.ts, roles.ts) by `npm run docs:security`; do not edit -->';
+export const BEGIN_MARKER = '<!-- capability tables: generated from libs/common (operations/, roles.ts) by `npm run docs:security`; do not edit -->';
 export const END_MARKER = '<!-- end of the generated capability tables -->';
 
 /** What needs a capability beyond the catalog's operations: AccessPolicy's own uses of it. */
@@ -27,14 +29,13 @@ const BEYOND_THE_CATALOG: Partial<Record<AnyCapability, string>> = {
   'device:manage': 're-key (approve a re-registration with the same key)',
   'device:own': 'approve a key change or a new owner on re-registration',
   'org:view': 'leave it (any member but the owner)',
-  'server:manage-users': 'the users API (approve, grant admin, reset a sign-in binding)',
-  'server:read-metrics': '`GET /metrics` (Prometheus)',
 };
 
 function usesOf(capability: AnyCapability): string {
   const operations = OPERATIONS.filter((op) => capabilitiesOf(op).includes(capability)).map((op) => `\`${op.name}\``);
+  const routes = Object.values(ROUTES as Record<string, CatalogRouteSpec>).filter((route) => typeof route.access === 'object' && route.access.server === capability).map((route) => `\`${route.method} ${route.path}\``);
   const beyond = BEYOND_THE_CATALOG[capability];
-  return [...operations, ...(beyond ? [beyond] : [])].join(', ');
+  return [...operations, ...routes, ...(beyond ? [beyond] : [])].join(', ');
 }
 
 const mark = (allowed: boolean) => (allowed ? '✓' : '');

@@ -1,6 +1,6 @@
 import { applyDecorators, Controller, Inject, Req, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { OperationName, OperationResults, RouteInput, RouteResults } from '@svc/common';
+import type { HttpAnswer, OperationName, RouteInput } from '@svc/common';
 import type { Principal, UserPrincipal } from '../auth/principal';
 import { UsersOnly } from '../auth/decorators';
 import type { AuthorizedTargets, OperationRequest } from './operation-guard';
@@ -22,8 +22,8 @@ const HANDLERS = new Map<Function, Map<OperationName, { method: string; options:
  * serves it at the operation's route, with everything `@Operation(name)` applies (method, path,
  * capability through AccessPolicy, input schema, OpenAPI). Nothing else is written per operation.
  */
-export function Handles<N extends OperationName & keyof OperationResults>(name: N, options: OperationOptions = {}) {
-  return <P extends Principal, R extends Promise<OperationResults[N] | RouteResults[keyof RouteResults]> | OperationResults[N]>(target: object, method: string | symbol, _descriptor: TypedPropertyDescriptor<(call: OperationCall<N, P>) => R>): void => {
+export function Handles<N extends OperationName>(name: N, options: OperationOptions = {}) {
+  return <P extends Principal, R extends Promise<HttpAnswer<N>> | HttpAnswer<N>>(target: object, method: string | symbol, _descriptor: TypedPropertyDescriptor<(call: OperationCall<N, P>) => R>): void => {
     const handlers = HANDLERS.get(target.constructor) ?? new Map<OperationName, { method: string; options: OperationOptions }>();
     handlers.set(name, { method: String(method), options });
     HANDLERS.set(target.constructor, handlers);
@@ -49,7 +49,7 @@ export function catalogController(service: Type, tag: string, access: { adminKey
     };
     Object.defineProperty(CatalogController.prototype, name, { value: handler, writable: true, configurable: true });
     Req()(CatalogController.prototype, name, 0);
-    applyDecorators(Operation(name as OperationName & keyof OperationResults, options))(CatalogController.prototype, name, Object.getOwnPropertyDescriptor(CatalogController.prototype, name)!);
+    applyDecorators(Operation(name, options))(CatalogController.prototype, name, Object.getOwnPropertyDescriptor(CatalogController.prototype, name)!);
   }
   Object.defineProperty(CatalogController, 'name', { value: `${service.name}CatalogController` });
   return CatalogController;

@@ -34,7 +34,7 @@ export interface OperationRequest {
  * `authorizedBy: 'service'`); then the input, checked against the catalog's JSON Schema
  * (operationInput). What it resolved is handed to the handler (`@Authorized()`, `@Input()`).
  * A route of an operation's `routes` (`@OperationRoute`) has its own capability on its `device`.
- * Routes outside the catalog name a server capability instead (`@ServerAdministration`).
+ * A route of the route table that needs a server capability (`@CatalogRoute('metrics')`) names it instead.
  */
 @Injectable()
 export class OperationGuard implements CanActivate {

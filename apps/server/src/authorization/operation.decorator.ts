@@ -1,13 +1,16 @@
 import { applyDecorators, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiExtension, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { findOperation, findSubRoute, HttpMethod, HttpRoute, RouteBody, inputSchema, OperationContract, OperationName, OperationResults, paramLocation, ParamSpec, paramSchema, routeParams, RouteResults, ServerCapability, SubRouteName } from '@svc/common';
+import { ApiBody, ApiExtension, ApiParam, ApiQuery, ApiResponse, ApiResponseSchemaHost } from '@nestjs/swagger';
+import { catalogRouteErrors, findOperation, findSubRoute, HttpMethod, HttpRoute, RouteBody, inputSchema, OperationContract, OperationName, paramLocation, ParamSpec, paramSchema, routeErrors, RouteName, routeParams, ROUTES, SubRouteName } from '@svc/common';
 import { ErrorResponses, OperationResponse, SubRouteExchange } from '../common/operation-response.decorator';
+import { Public, UsersOnly } from '../auth/decorators';
 import { AUTHORIZED_BY_SERVICE, AuthorizedTargets, OPERATION, OperationGuard, OperationRequest, SERVER_CAPABILITY, SUB_ROUTE } from './operation-guard';
 
 const METHODS: Record<HttpMethod, (path: string) => MethodDecorator> = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete };
 
 /** Names, in the OpenAPI document, the catalog entry a route was bound from (`device_exec`, `device_cp.upload`). */
 export const CATALOG_EXTENSION = 'x-svc-operation';
+/** The same for a route of the route table (ROUTES: `health`, `registration_request`). */
+export const ROUTE_EXTENSION = 'x-svc-route';
 
 /** A catalog path (`/devices/{device}/access`) as an Express route (`devices/:device/access`). */
 export function expressPath(path: string): string {
@@ -17,8 +20,6 @@ export function expressPath(path: string): string {
 export interface OperationOptions {
   /** The success status (200 unless given). */
   status?: number;
-  /** A second answer shape of the route (devices_list's page). */
-  or?: keyof RouteResults;
   /**
    * The service decides the capability through AccessPolicy, because the guard cannot resolve the
    * target from the request alone: a registration request id instead of a device, leaving an
@@ -34,15 +35,15 @@ export interface OperationOptions {
  * and then checks the input against the route's JSON Schema (routeInputSchema) before the handler
  * runs. The handler reads the checked input with `@Input()` and what was authorized with `@Authorized()`.
  */
-export function Operation(name: OperationName & keyof OperationResults, options: OperationOptions = {}): MethodDecorator {
+export function Operation(name: OperationName, options: OperationOptions = {}): MethodDecorator {
   const op: OperationContract | undefined = findOperation(name);
   if (!op?.http) throw new Error(`@Operation('${name}'): the catalog gives it no REST route`);
   const status = options.status ?? 200;
   return applyDecorators(
     METHODS[op.http.method](expressPath(op.http.path)),
     HttpCode(status),
-    OperationResponse(name, status, options.or),
-    ErrorResponses({ ...op.http, capability: op.capability, params: routeParams(op) }),
+    OperationResponse(op, status),
+    ErrorResponses(routeErrors({ ...op.http, capability: op.capability, params: routeParams(op) })),
     ...documentedInput(op.http, routeParams(op)),
     ApiExtension(CATALOG_EXTENSION, name),
     SetMetadata(OPERATION, name),
@@ -63,8 +64,8 @@ export function OperationRoute(name: SubRouteName, options: Pick<OperationOption
   return applyDecorators(
     METHODS[route.method](expressPath(route.path)),
     HttpCode(options.status ?? 200),
-    SubRouteExchange(route, options.status ?? 200),
-    ErrorResponses(route),
+    SubRouteExchange(name, route, options.status ?? 200),
+    ErrorResponses(routeErrors(route)),
     ...documentedInput(route, route.params),
     ApiExtension(CATALOG_EXTENSION, name),
     SetMetadata(SUB_ROUTE, name),
@@ -97,7 +98,26 @@ export const Input = createParamDecorator((_data: unknown, ctx: ExecutionContext
   return input;
 });
 
-/** A server administration route outside the catalog (the users API): AccessPolicy decides `capability`. */
-export function ServerAdministration(capability: ServerCapability): MethodDecorator {
-  return applyDecorators(SetMetadata(SERVER_CAPABILITY, capability), UseGuards(OperationGuard));
+/**
+ * Binds a handler to a route of the route table (ROUTES, libs/common routes.ts): its method and
+ * path, its answer (media type and schema, and the same under `alsoStatus`), its input and
+ * refusals in the OpenAPI document, and who may call it: anyone (@Public), users only, or a
+ * server capability that AccessPolicy decides (OperationGuard). The handler checks its input with
+ * `@CheckedInput(name)` (routes.ts's params, the same ajv path as an operation's).
+ */
+export function CatalogRoute(name: RouteName): MethodDecorator {
+  const route = ROUTES[name];
+  const status = 'status' in route ? route.status : 200;
+  const content = { [route.answer.media]: { schema: route.answer.schema as ApiResponseSchemaHost['schema'] } };
+  const access = route.access === 'public' ? [Public()] : route.access === 'users' ? [UsersOnly()] : [SetMetadata(SERVER_CAPABILITY, route.access.server), UseGuards(OperationGuard)];
+  return applyDecorators(
+    METHODS[route.method](expressPath(route.path)),
+    HttpCode(status),
+    ApiResponse({ status, description: route.summary, content }),
+    ...('alsoStatus' in route ? [ApiResponse({ status: route.alsoStatus, description: route.summary, content })] : []),
+    ErrorResponses(catalogRouteErrors(route)),
+    ...documentedInput(route, route.params),
+    ApiExtension(ROUTE_EXTENSION, name),
+    ...access,
+  );
 }

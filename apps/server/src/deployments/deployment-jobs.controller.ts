@@ -1,7 +1,7 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { DEPLOY_LIMITS, InvalidInputError, RouteResults, SubRouteInput } from '@svc/common';
+import { DEPLOY_LIMITS, InvalidInputError, SubRouteInput, SubRouteResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { readLargeJsonBody } from '../common/json-body.middleware';
@@ -30,7 +30,7 @@ export class DeploymentJobsController {
    * it carries the jobs' files. Its schema (DEPLOY_REQUEST_SCHEMA) is the catalog route's.
    */
   @OperationRoute('device_deploy.jobs')
-  async deploy(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RouteResults['deployment_jobs_deploy']> {
+  async deploy(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SubRouteResult<'device_deploy.jobs'>> {
     const body = await readLargeJsonBody(req, res, DEPLOY_LIMITS.maxRequestBytes);
     if (body === undefined) throw new InvalidInputError('Request body required: a DeployRequest (docs/runspec.md)');
     return this.deployments.deploy(principal, device!.device.id, body);

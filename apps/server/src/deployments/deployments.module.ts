@@ -4,6 +4,8 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
 import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { ServerMetricsModule } from '../common/server-metrics.module';
+import { FleetEventsModule } from '../events/fleet-events.module';
 import { DeploymentChanges } from './deployment-changes';
 import { DeploymentChannels } from './deployment-channels.service';
 import { DeploymentJobsController } from './deployment-jobs.controller';
@@ -20,7 +22,7 @@ import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
-  imports: [StorageModule, AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule],
+  imports: [StorageModule, AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule, ServerMetricsModule, FleetEventsModule],
   providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [catalogController(DeploymentsService, 'deployments'), catalogController(DeploymentStatusService, 'deployments'), DeploymentJobsController],
 })

@@ -1,13 +1,11 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
-import { RouteResponse } from '../common/operation-response.decorator';
+import { Controller } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { OperationResult, RouteResults, SubRouteInput } from '@svc/common';
+import { CatalogRouteInput, OperationResult, RegistrationBulkRejectResult, SubRouteInput, SubRouteResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { RegistrationsService } from '../registrations/registrations.service';
-import type { RejectRegistrationsInput } from '../registrations/registration-inputs';
-import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
-import { Input, OperationRoute } from '../authorization/operation.decorator';
+import { CheckedInput } from '../common/route-input.decorator';
+import { CatalogRoute, Input, OperationRoute } from '../authorization/operation.decorator';
 import { DevicesService } from './devices.service';
 
 /**
@@ -26,17 +24,14 @@ export class DevicesController {
   ) {}
 
   /** Rejects every pending registration request the caller may decide that matches the filters (a flood). */
-  @Post('devices/registrations/reject')
-  @HttpCode(200)
-  @RouteResponse('registrations_reject')
-  @DocumentedInput('registrations_reject', 'body')
-  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @CheckedInput('registrations_reject') body: RejectRegistrationsInput): Promise<RouteResults['registrations_reject']> {
+  @CatalogRoute('registrations_reject')
+  rejectRegistrations(@CurrentPrincipal() principal: UserPrincipal, @CheckedInput('registrations_reject') body: CatalogRouteInput<'registrations_reject'>): Promise<RegistrationBulkRejectResult> {
     return this.registrations.rejectMatching(principal, body);
   }
 
   /** device_status of one device by path; the service decides, as for the [Batch] route. */
   @OperationRoute('device_status.one', { authorizedBy: 'service' })
-  status(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_status.one'>): Promise<RouteResults['device_status_one']> {
+  status(@CurrentPrincipal() principal: UserPrincipal, @Input() input: SubRouteInput<'device_status.one'>): Promise<SubRouteResult<'device_status.one'>> {
     return this.devices.status(principal, input.device);
   }
 

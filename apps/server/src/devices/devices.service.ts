@@ -45,7 +45,7 @@ export class DevicesService {
    * requests it may decide, as one array (the specification's shape). With either: one page,
    * `{items, next_cursor}`, devices by id and then pending requests. Filters apply to both forms.
    */
-  @Handles('devices_list', { or: 'devices_list_page' })
+  @Handles('devices_list')
   async list({ principal, input }: OperationCall<'devices_list'>): Promise<DeviceListItem[] | DeviceListPage> {
     const query = parseListQuery(input);
     const access = callerAccess(principal.scopes);

@@ -1,7 +1,7 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RouteResults, SubRouteInput } from '@svc/common';
+import type { SubRouteInput, SubRouteResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { Authorized, Input, OperationRoute } from '../authorization/operation.decorator';
@@ -32,7 +32,7 @@ export class FilesController {
   }
 
   @OperationRoute('device_cp.upload')
-  upload(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_cp.upload'>, @Req() req: Request): Promise<RouteResults['files_written']> {
+  upload(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_cp.upload'>, @Req() req: Request): Promise<SubRouteResult<'device_cp.upload'>> {
     return this.files.upload(principal, device!.device.id, input, req);
   }
 
@@ -42,12 +42,12 @@ export class FilesController {
   }
 
   @OperationRoute('device_sync.delete')
-  delete(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_sync.delete'>): Promise<RouteResults['files_deleted']> {
+  delete(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_sync.delete'>): Promise<SubRouteResult<'device_sync.delete'>> {
     return this.files.delete(principal, device!.device.id, input);
   }
 
   @OperationRoute('device_sync.sync_end')
-  endSync(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_sync.sync_end'>): Promise<RouteResults['files_sync_end']> {
+  endSync(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_sync.sync_end'>): Promise<SubRouteResult<'device_sync.sync_end'>> {
     return this.files.endSync(principal, device!.device.id, input.sync);
   }
 }

@@ -1,24 +1,21 @@
-import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../auth/decorators';
+import type { CatalogRouteResult } from '@svc/common';
+import { CatalogRoute } from '../authorization/operation.decorator';
 import { Storage } from '../storage/storage.port';
-import { HealthResult } from './responses';
 
 const STARTED = Date.now();
 const PING_TIMEOUT_MS = 2000;
 
-/** Liveness plus storage readiness: 200 when the store answers, 503 otherwise. */
+/** Liveness plus storage readiness (ROUTES health): 200 when the store answers, 503 otherwise. */
 @ApiTags('health')
-@Public()
-@Controller('health')
+@Controller()
 export class HealthController {
   constructor(private readonly storage: Storage) {}
 
-  @Get()
-  @ApiOkResponse({ type: HealthResult })
-  @ApiServiceUnavailableResponse({ type: HealthResult })
-  async health(@Res({ passthrough: true }) res: Response): Promise<HealthResult> {
+  @CatalogRoute('health')
+  async health(@Res({ passthrough: true }) res: Response): Promise<CatalogRouteResult<'health'>> {
     const storage = await this.pingStorage();
     if (storage !== 'up') res.status(503);
     return { status: storage === 'up' ? 'ok' : 'degraded', storage, storage_kind: this.storage.kind, uptime_seconds: Math.round((Date.now() - STARTED) / 1000) };

@@ -1,14 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AuthorizationModule } from '../authorization/authorization.module';
+import { ServerMetricsModule } from '../common/server-metrics.module';
 import { MetricsController } from './metrics.controller';
-import { ServerMetrics } from '../common/server-metrics';
 
-/** GET /metrics and the ServerMetrics every feature records into. */
-@Global()
-@Module({
-  imports: [AuthorizationModule],
-  controllers: [MetricsController],
-  providers: [{ provide: ServerMetrics, useFactory: () => new ServerMetrics() }],
-  exports: [ServerMetrics],
-})
+/** GET /metrics: the ServerMetrics every feature records into (ServerMetricsModule), for administrators. */
+@Module({ imports: [AuthorizationModule, ServerMetricsModule], controllers: [MetricsController] })
 export class MetricsModule {}

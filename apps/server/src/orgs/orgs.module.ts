@@ -5,6 +5,7 @@ import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
 import { DeviceRecordsModule } from '../devices/records/device-records.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
+import { FleetEventsModule } from '../events/fleet-events.module';
 import { OrgRecordsModule } from './records/org-records.module';
 import { OrgsService } from './orgs.service';
 import { OrgDevicesService } from './org-devices.service';
@@ -15,7 +16,7 @@ import { catalogController } from '../authorization/catalog-controller';
  * own, below AccessPolicy; devices' records and registration requests change through their owners.
  */
 @Module({
-  imports: [StorageModule, OrgRecordsModule, AuditModule, AuthorizationModule, DevicesModule, DeviceRecordsModule, RegistrationsModule],
+  imports: [StorageModule, OrgRecordsModule, AuditModule, AuthorizationModule, DevicesModule, DeviceRecordsModule, RegistrationsModule, FleetEventsModule],
   providers: [OrgsService, OrgDevicesService],
   controllers: [catalogController(OrgsService, 'organizations', { adminKey: true }), catalogController(OrgDevicesService, 'organizations')],
 })

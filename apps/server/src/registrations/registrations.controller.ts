@@ -1,38 +1,27 @@
-import { Controller, Get, Headers, Post, Req } from '@nestjs/common';
+import { Controller, Headers, Req } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, RegistrationStatusResult } from '@svc/common';
-import { CheckedInput, DocumentedInput } from '../common/route-input.decorator';
-import { RouteResponse } from '../common/operation-response.decorator';
-import { Public } from '../auth/decorators';
+import { CatalogRouteInput, REGISTRATION_PROOF_HEADERS, RegistrationRequestResult, RegistrationStatusResult } from '@svc/common';
+import { CheckedInput } from '../common/route-input.decorator';
+import { CatalogRoute } from '../authorization/operation.decorator';
 import { RegistrationsService } from './registrations.service';
-import type { RequestRegistrationInput } from './registration-inputs';
 
-/** The runtime's side of registration: unauthenticated by nature, so rate-limited and capped. */
+/** The runtime's side of registration (ROUTES registration_request and registration_status): unauthenticated by nature, so rate-limited and capped. */
 @ApiTags('device registration')
-@Public()
-@Controller('auth/device')
+@Controller()
 export class RegistrationsController {
   constructor(private readonly registrations: RegistrationsService) {}
 
-  @Post()
-  @RouteResponse('registration_request', 201)
-  @DocumentedInput('registration_request', 'body')
-  request(@CheckedInput('registration_request') body: RequestRegistrationInput, @Req() req: Request): Promise<RegistrationRequestResult> {
+  @CatalogRoute('registration_request')
+  request(@CheckedInput('registration_request') body: CatalogRouteInput<'registration_request'>, @Req() req: Request): Promise<RegistrationRequestResult> {
     return this.registrations.request(body, req.ip ?? 'unknown');
   }
 
-  /**
-   * `?request_id=…`, signed by the requesting key (docs/protocol.md): pending → {status};
-   * approved → {status, api_key, device_id} once, then 410. No valid proof → 401.
-   */
-  @Get('status')
-  @RouteResponse('registration_status')
-  @DocumentedInput('registration_status', 'query')
+  @CatalogRoute('registration_status')
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.timestamp, description: 'Unix time in seconds, within 300 s of the server clock' })
   @ApiHeader({ name: REGISTRATION_PROOF_HEADERS.signature, description: 'base64url Ed25519 signature of "svc-registration-status\\n<request_id>\\n<timestamp>"' })
   status(
-    @CheckedInput('registration_status') query: { request_id: string },
+    @CheckedInput('registration_status') query: CatalogRouteInput<'registration_status'>,
     @Headers(REGISTRATION_PROOF_HEADERS.timestamp) timestamp: string | undefined,
     @Headers(REGISTRATION_PROOF_HEADERS.signature) signature: string | undefined,
   ): Promise<RegistrationStatusResult> {

@@ -3,6 +3,8 @@ import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DeviceRecordsModule } from '../devices/records/device-records.module';
+import { ServerMetricsModule } from '../common/server-metrics.module';
+import { FleetEventsModule } from '../events/fleet-events.module';
 import { RevocationFeed, TunnelCredentials } from '../relay/tunnel-ports';
 import { DeviceKeyCredentials } from './device-key-credentials';
 import { DeviceRevocations } from './device-revocations';
@@ -18,7 +20,7 @@ import { RevocationsRepository } from './revocations.repository';
  * ports. An approval writes the device through the devices feature's records (DeviceRecords).
  */
 @Module({
-  imports: [StorageModule, AuditModule, AuthorizationModule, DeviceRecordsModule],
+  imports: [StorageModule, AuditModule, AuthorizationModule, DeviceRecordsModule, ServerMetricsModule, FleetEventsModule],
   providers: [
     RegistrationsService,
     RegistrationEvents,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CatalogRouteInput,
   ConflictError,
   DeviceNotFoundError,
   GoneError,
@@ -26,7 +27,6 @@ import { callerAccess, SYSTEM_ACCESS } from '../devices/records/device-access-sc
 import { RegistrationsRepository } from './registrations.repository';
 import { DeviceRecord, RegistrationRecord } from '../storage/records';
 import { AuditService } from '../audit/audit.service';
-import type { RejectRegistrationsInput, RequestRegistrationInput } from './registration-inputs';
 import { Handles, OperationCall } from '../authorization/catalog-controller';
 import type { UserPrincipal } from '../auth/principal';
 import { generateApiKey, hashApiKey, sealApiKey, unsealApiKey } from './api-keys';
@@ -76,7 +76,7 @@ export class RegistrationsService {
     metrics.observeRegistrationsPending(() => this.registrations.countPending(this.clock.now()));
   }
 
-  async request(input: RequestRegistrationInput, sourceAddress: string): Promise<RegistrationRequestResult> {
+  async request(input: CatalogRouteInput<'registration_request'>, sourceAddress: string): Promise<RegistrationRequestResult> {
     const nameProblem = input.name === undefined ? null : deviceNameProblem(input.name);
     if (nameProblem !== null) throw new InvalidInputError(`name: ${nameProblem}`);
     const now = this.clock.now();
@@ -269,7 +269,7 @@ export class RegistrationsService {
   }
 
   /** Bulk reject (a flood of requests): every pending request the principal may decide that matches all given filters. */
-  async rejectMatching(principal: UserPrincipal, filter: RejectRegistrationsInput): Promise<RegistrationBulkRejectResult> {
+  async rejectMatching(principal: UserPrincipal, filter: CatalogRouteInput<'registrations_reject'>): Promise<RegistrationBulkRejectResult> {
     const matching = (await this.pendingFor(principal)).filter(
       (r) =>
         (filter.owner_scope === undefined || r.ownerScope === filter.owner_scope) &&

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ServerMetricsModule } from '../common/server-metrics.module';
 import { InProcessTunnelDirectory, SHARED_TUNNEL_DIRECTORY, TunnelDirectory } from './tunnel-directory';
 import { TunnelRegistry } from './tunnel-registry.service';
 
@@ -8,6 +9,7 @@ import { TunnelRegistry } from './tunnel-registry.service';
  * The directory is the replicas' shared one when a global module provides SHARED_TUNNEL_DIRECTORY.
  */
 @Module({
+  imports: [ServerMetricsModule],
   providers: [
     TunnelRegistry,
     {

@@ -10,6 +10,7 @@ import { ReplicaEvents } from './replica-events';
 import { SHARED_TICKET_STORE } from '../common/ticket-store';
 import { NatsTicketStore } from './nats-ticket-store';
 import { ServerMetrics } from '../common/server-metrics';
+import { ServerMetricsModule } from '../common/server-metrics.module';
 
 /**
  * Several replicas on one NATS (NATS_URL): provides the shared tunnel directory that the tunnel
@@ -24,7 +25,7 @@ export class ReplicasModule {
     return {
       module: ReplicasModule,
       // The peer listener serves streams from this process's own tunnels.
-      imports: [TunnelStateModule],
+      imports: [TunnelStateModule, ServerMetricsModule],
       providers: [
         {
           provide: ReplicaBus,

@@ -5,7 +5,7 @@ import { AuthorizationModule } from '../authorization/authorization.module';
 import { OrgRecordsModule } from '../orgs/records/org-records.module';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
-import { UsersController } from './users.controller';
+import { catalogController } from '../authorization/catalog-controller';
 
-@Module({ imports: [StorageModule, AuditModule, AuthorizationModule, OrgRecordsModule], providers: [UsersService, UsersRepository], controllers: [UsersController], exports: [UsersService] })
+@Module({ imports: [StorageModule, AuditModule, AuthorizationModule, OrgRecordsModule], providers: [UsersService, UsersRepository], controllers: [catalogController(UsersService, 'users', { adminKey: true })], exports: [UsersService] })
 export class UsersModule {}

@@ -6,7 +6,9 @@ import {
   ConflictError,
   InvalidInputError,
   NotFoundError,
+  OperationResults,
   orgScope,
+  UserResult,
   userScope,
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
@@ -18,14 +20,7 @@ import { AuditService } from '../audit/audit.service';
 import type { Principal, UserPrincipal } from '../auth/principal';
 import { actorName } from '../auth/principal';
 import type { TokenIdentity } from '../auth/token-identity';
-
-export interface UserView {
-  email: string;
-  active: boolean;
-  admin: boolean;
-  created_at: string;
-  approved_at: string | null;
-}
+import { Handles, OperationCall } from '../authorization/catalog-controller';
 
 @Injectable()
 export class UsersService {
@@ -65,12 +60,27 @@ export class UsersService {
     return this.config.userAutoAcceptDomains.includes(domain) || this.isAdminEmail(email);
   }
 
-  async list(active?: boolean): Promise<UserView[]> {
-    return (await this.users.list({ active })).map((u) => this.view(u));
+  /** Who the server takes the caller for: the principal itself (the admin key's is `{kind: 'admin-key'}`). */
+  @Handles('account_show')
+  account({ principal }: OperationCall<'account_show', Principal>): OperationResults['account_show'] {
+    return principal;
   }
 
-  async approve(actor: Principal, rawEmail: string): Promise<UserView> {
-    const email = this.checkedEmail(rawEmail);
+  @Handles('users_list')
+  async list({ input }: OperationCall<'users_list', Principal>): Promise<UserResult[]> {
+    return (await this.users.list({ active: input.active })).map((u) => this.view(u));
+  }
+
+  @Handles('user_show')
+  async show({ input }: OperationCall<'user_show', Principal>): Promise<UserResult> {
+    const user = await this.users.findByEmail(this.checkedEmail(input.email));
+    if (!user) throw new NotFoundError('User not found');
+    return this.view(user);
+  }
+
+  @Handles('user_approve')
+  async approve({ principal: actor, input }: OperationCall<'user_approve', Principal>): Promise<UserResult> {
+    const email = this.checkedEmail(input.email);
     const user = await this.users.findByEmail(email);
     if (!user) throw new NotFoundError('User not found');
     if (user.active) throw new ConflictError('User is already active');
@@ -84,8 +94,9 @@ export class UsersService {
    * Bootstraps admin access: grants admin to an address, creating an active account in advance
    * when the person has not signed in yet.
    */
-  async grantAdmin(actor: Principal, rawEmail: string): Promise<UserView> {
-    const email = this.checkedEmail(rawEmail);
+  @Handles('user_admin_grant')
+  async grantAdmin({ principal: actor, input }: OperationCall<'user_admin_grant', Principal>): Promise<UserResult> {
+    const email = this.checkedEmail(input.email);
     const now = this.clock.now();
     const existing = await this.users.findByEmail(email);
     const user: UserRecord = existing
@@ -101,8 +112,9 @@ export class UsersService {
    * Unbinds an account from its identity at the provider, for a person whose account there was
    * re-created (new `sub`): the next sign-in with the address binds it again.
    */
-  async resetSubject(actor: Principal, rawEmail: string): Promise<UserView> {
-    const email = this.checkedEmail(rawEmail);
+  @Handles('user_subject_reset')
+  async resetSubject({ principal: actor, input }: OperationCall<'user_subject_reset', Principal>): Promise<UserResult> {
+    const email = this.checkedEmail(input.email);
     const user = await this.users.findByEmail(email);
     if (!user) throw new NotFoundError('User not found');
     if (user.subject) {
@@ -154,7 +166,7 @@ export class UsersService {
     return email;
   }
 
-  private view(u: UserRecord): UserView {
+  private view(u: UserRecord): UserResult {
     return {
       email: u.id,
       active: u.active,

@@ -45,7 +45,7 @@ describe('operation catalog', () => {
     });
 
     // By the verb that ends the name; a new tool whose verb is in neither list fails until decided.
-    const WRITES = /_(exec|cp|sync|start|stop|add|remove|create|delete|update|approve|reject|rename|deploy|undeploy|new|rm|activate|clone)$/;
+    const WRITES = /_(exec|cp|sync|start|stop|add|remove|create|delete|update|approve|reject|rename|deploy|undeploy|new|rm|activate|clone|grant|reset)$/;
     const READS = /_(list|ls|status|logs|show|active|capabilities)$/;
 
     it('never holds for a tool that runs commands, writes files, opens listeners or changes who has access', () => {

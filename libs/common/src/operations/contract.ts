@@ -5,7 +5,7 @@
 import type { AnyCapability, Capability } from '../roles';
 import { ErrorCode, HTTP_STATUS_BY_CODE } from '../errors';
 import { LIMITS } from '../limits';
-import type { ROUTE_RESULT_SCHEMAS } from './result-schemas';
+import type { JsonSchema } from './schema-builders';
 
 /** `env`: environment variables, names (no `=`, no NUL) to string values (the shell and exec streams'). */
 export type ParamType = 'string' | 'number' | 'boolean' | 'string[]' | 'env';
@@ -61,6 +61,10 @@ export interface HttpRoute {
    * its `device`, or the `request_id` its older callers send).
    */
   either?: readonly [string, string];
+  /** A second shape the route answers, besides the operation's `result` (devices_list's page, when paging is asked for). */
+  alsoAnswers?: JsonSchema;
+  /** Refusals beyond every route's (routeErrors): the users API's unknown or already decided account. */
+  errors?: readonly ErrorCode[];
 }
 
 /**
@@ -99,6 +103,8 @@ export interface OperationContract {
    */
   readOnly: boolean;
   params: Record<string, ParamSpec>;
+  /** What it answers (its REST route, the CLI's --json, `svc mcp`), as JSON Schema; results.ts infers its type. */
+  result: JsonSchema;
   capability: OperationCapability;
   /** Absent while no single server route serves the operation (see UNROUTED_OPERATIONS). */
   http?: HttpRoute;
@@ -119,6 +125,8 @@ export interface OperationContract {
    * list it and no `svc` command is required for it; the SDK calls it by name like any other.
    */
   tool?: false;
+  /** A tool beyond those of the specification (tools.md): the parity test allows exactly these (EXTENSION_OPERATIONS). */
+  extension?: true;
 }
 
 /**
@@ -149,12 +157,12 @@ export interface SubRoute {
   args?: Record<string, ParamSpec>;
 }
 
-export type AnswerMedia = 'application/json' | 'application/x-ndjson' | 'application/octet-stream' | 'text/plain';
+export type AnswerMedia = 'application/json' | 'application/x-ndjson' | 'application/octet-stream' | 'text/plain' | 'text/event-stream';
 
-/** A route's 200 answer: its media type and its schema, by name in ROUTE_RESULT_SCHEMAS (result-schemas.ts). */
+/** A route's 200 answer: its media type and its JSON Schema. */
 export interface RouteAnswer {
   media: AnswerMedia;
-  result: keyof typeof ROUTE_RESULT_SCHEMAS;
+  schema: JsonSchema;
 }
 
 /** A raw request body: its media type and its JSON Schema (bytes are `{type: string, format: binary}`). */
@@ -171,8 +179,8 @@ export const subRoute = <const P extends Record<string, ParamSpec>, const O exte
   options?: O,
 ) => ({ method, path, capability, params, ...options }) as { method: HttpMethod; path: string; capability: Capability; params: P } & O;
 
-/** The answer of a route of `routes`, typed as the SDK reads it: JSON by default. */
-export const answer = <const R extends RouteAnswer['result']>(result: R, media: AnswerMedia = 'application/json') => ({ media, result }) as { media: AnswerMedia; result: R };
+/** The answer of a route, its schema typed as the SDK reads it: JSON by default. */
+export const answer = <const S extends JsonSchema>(schema: S, media: AnswerMedia = 'application/json') => ({ media, schema }) as { media: AnswerMedia; schema: S };
 
 /**
  * The refusals a route can answer, by status, each with its codes: bad input and no valid token
@@ -187,6 +195,11 @@ export function routeErrors(route: Pick<SubRoute, 'path' | 'rawBody' | 'errors'>
   if (names.some((name) => name === 'org_id' || name === 'id')) codes.push('NOT_FOUND');
   if (route.rawBody) codes.push('PAYLOAD_TOO_LARGE');
   codes.push(...(route.errors ?? []));
+  return errorsByStatus(codes);
+}
+
+/** Error codes grouped by the HTTP status each answers with, each once. */
+export function errorsByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) byStatus.set(HTTP_STATUS_BY_CODE[code], [...(byStatus.get(HTTP_STATUS_BY_CODE[code]) ?? []), code]);
   return byStatus;
@@ -269,6 +282,8 @@ export const num = (description: string, dflt?: number, limits: ParamLimits = {}
   ({ type: 'number', required: false, description, ...(dflt === undefined ? {} : { default: dflt }), ...limits }) as Param<'number', false>;
 export const bool = (description: string, dflt: boolean) =>
   ({ type: 'boolean', required: false, default: dflt, description }) as Param<'boolean', false>;
+/** A boolean with no default: left out, it filters nothing (users_list's `active`). */
+export const optBool = (description: string) => ({ type: 'boolean', required: false, description }) as Param<'boolean', false>;
 /** Environment variables; `limits` bound each value's length (maxLength) and the count (maxItems). */
 export const envMap = (description: string, limits: ParamLimits = {}) => ({ type: 'env', required: false, description, ...limits }) as Param<'env', false>;
 export const strList = <const R extends boolean = true>(description: string, required: R = true as R, limits: ParamLimits = {}) =>

@@ -1,21 +1,29 @@
 import Ajv from 'ajv';
 import type { BatchResult, DeviceListItem, DeviceStatusResult, OperationResults } from './results';
-import { RESULT_SCHEMAS, ROUTE_RESULT_SCHEMAS } from './result-schemas';
+import { OPERATIONS } from './catalog';
+import { subRoutes } from './sub-routes';
+import { ROUTES } from './routes';
 
 /*
- * Results are written once, as JSON Schema; the types are inferred from it. Real answers are
- * checked against the schemas in test/catalog-calls.e2e-spec.ts.
+ * Results are written once, as JSON Schema in each catalog entry; the types are inferred from it.
+ * Real answers are checked against the schemas in test/catalog-calls.e2e-spec.ts.
  */
 describe('result schemas', () => {
   // `binary` is OpenAPI's format for bytes (a file's content).
   const ajv = new Ajv({ strict: true, formats: { 'date-time': true, binary: true } });
 
-  it.each(Object.entries({ ...RESULT_SCHEMAS, ...ROUTE_RESULT_SCHEMAS }))('%s is a valid JSON Schema', (_name, schema) => {
+  const schemas: [string, object][] = [
+    ...OPERATIONS.flatMap((op) => [[op.name, op.result] as [string, object], ...('http' in op && 'alsoAnswers' in op.http ? [[`${op.name} (alsoAnswers)`, op.http.alsoAnswers] as [string, object]] : [])]),
+    ...subRoutes().flatMap(({ name, route }) => (route.answer ? [[name, route.answer.schema] as [string, object]] : [])),
+    ...Object.entries(ROUTES).map(([name, route]) => [name, route.answer.schema] as [string, object]),
+  ];
+
+  it.each(schemas)('%s is a valid JSON Schema', (_name, schema) => {
     expect(() => ajv.compile(schema)).not.toThrow();
   });
 
   it('accepts a [Batch] answer per device and refuses fields no schema names', () => {
-    const validate = ajv.compile(RESULT_SCHEMAS.device_status);
+    const validate = ajv.compile(OPERATIONS.find((op) => op.name === 'device_status')!.result);
     const online: DeviceStatusResult = { status: 'online', health: 'ok', uptime: 5, last_seen: null, carrier: 'quic' };
     const batch: BatchResult<DeviceStatusResult> = { results: [{ device: 'pi', ...online }, { device: 'x', error: 'Device not found', code: 'DEVICE_NOT_FOUND' }] };
     expect([validate(online), validate(batch)]).toEqual([true, true]);

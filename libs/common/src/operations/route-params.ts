@@ -3,8 +3,11 @@ import type { ErrorCode } from '../errors';
 import { DEVICE_REF, envMap, num, optStr, ParamSpec, RouteBody, str, strList, SubRoute, subRoute } from './contract';
 import { FILE_LIMITS } from '../file-limits';
 import { DEPLOY_REQUEST_SCHEMA, JOB_ID_PATTERN } from '../deployments/schema';
+import { TOOL_ROLES } from '../roles';
 
 export const device = str('device name or id', DEVICE_REF);
+/** A role a tool grants (device access, organization members): the tool-facing names. */
+export const role = str('role', { enum: TOOL_ROLES });
 
 /** A job's log (device_deploy's `job_logs` route): how many of the last lines come first. */
 export const JOB_LOGS_DEFAULT_TAIL = 100;

@@ -1,6 +1,7 @@
 /** The routes of `routes` in the catalog (OperationContract.routes), by `<operation>.<route>`, and the entries' `limits`. */
 import { fillPath, OperationContract, SubRoute } from './contract';
-import { findOperation, OperationContractOf, OperationName, OPERATIONS, ParamsInput } from './catalog';
+import { findOperation, NestedInput, OperationContractOf, OperationName, OPERATIONS, ParamsInput } from './catalog';
+import type { InferredResult } from './results';
 
 /** Every route of `routes` in the catalog, `<operation>.<route>`, typed. */
 type SubRoutesOf<N extends OperationName> = OperationContractOf<N> extends { routes: infer R } ? R : {};
@@ -8,15 +9,16 @@ export type SubRouteName = { [N in OperationName]: `${N}.${keyof SubRoutesOf<N> 
 type SubRouteAt<S extends SubRouteName> = S extends `${infer N extends OperationName}.${infer K}` ? (K extends keyof SubRoutesOf<N> ? SubRoutesOf<N>[K] : never) : never;
 /** The client streams among them (`stream: true`): the server must serve each (ClientStreamRouter). */
 export type StreamRouteName = { [S in SubRouteName]: SubRouteAt<S> extends { stream: true } ? S : never }[SubRouteName];
+/** What a route of `routes` answers, typed from its answer's schema. */
+export type SubRouteResult<S extends SubRouteName> = SubRouteAt<S> extends { answer: { schema: infer R } } ? InferredResult<R> : never;
 /** What a route of `routes` takes, typed from its params (the path's included). */
-export type SubRouteInput<S extends SubRouteName> = ParamsInput<Known<SubRouteAt<S> extends { params: infer P } ? P : never>>;
+export type SubRouteInput<S extends SubRouteName> = ParamsInput<SubRouteParams<S>>;
+export type SubRouteParams<S extends SubRouteName> = Known<SubRouteAt<S> extends { params: infer P } ? P : never>;
 /**
  * What a client stream's `svc-args` hold, typed from its `args` in the catalog (what the server
  * checks them against): `target.kind` and its siblings become `target: {kind, …}`.
  */
-export type StreamArgs<S extends StreamRouteName> = Nested<ParamsInput<Known<SubRouteAt<S> extends { args: infer A } ? A : never>>>;
-type Nested<T> = { [K in keyof T as K extends `${string}.${string}` ? never : K]: T[K] } & { [P in ParentOf<keyof T>]: { [K in keyof T as K extends `${P}.${infer F}` ? F : never]: T[K] } };
-type ParentOf<K> = K extends `${infer P}.${string}` ? P : never;
+export type StreamArgs<S extends StreamRouteName> = NestedInput<ParamsInput<Known<SubRouteAt<S> extends { args: infer A } ? A : never>>>;
 /** Without the index signature that SubRoute's `Record<string, ParamSpec>` leaves on the inferred params. */
 type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 

@@ -7,7 +7,7 @@ export default class DeploymentsActivate extends SvcCommand<typeof DeploymentsAc
   static override summary = 'Make a deployment the active one: the device stops the old jobs and starts its jobs.';
   static override description = 'With a rollback policy the device goes back to the previous deployment when the new jobs do not get healthy in time; svc deployments status says why.';
   static override examples = ['<%= config.bin %> deployments activate edge-1 3f2a9c1e-…', '<%= config.bin %> deployments activate edge-1 3f2a9c1e-… && <%= config.bin %> deployments status edge-1'];
-  static override args = { device: deviceArg, deployment: deploymentArg };
+  static override args = { device: deviceArg('device_deployment_activate'), deployment: deploymentArg('device_deployment_activate') };
 
   async run(): Promise<OperationResults['device_deployment_activate']> {
     const result = await this.runner.run('device_deployment_activate', { device: this.args.device, deployment_id: this.args.deployment });

@@ -6,7 +6,7 @@ export default class DeploymentsActive extends SvcCommand<typeof DeploymentsActi
   static override summary = "Print the id of a device's active deployment.";
   static override description = 'Only the id, so scripts can use it. A device without an active deployment is an error (exit 2).';
   static override examples = ['<%= config.bin %> deployments active edge-1', '<%= config.bin %> deployments clone edge-1 "$(<%= config.bin %> deployments active edge-1)"'];
-  static override args = { device: deviceArg };
+  static override args = { device: deviceArg('device_deployment_active') };
 
   async run(): Promise<OperationResults['device_deployment_active']> {
     const result = await this.runner.run('device_deployment_active', { device: this.args.device });

@@ -7,8 +7,8 @@ export default class DeploymentsClone extends SvcCommand<typeof DeploymentsClone
   static override summary = 'Copy a deployment (jobs, rollback policy, name) into a new one.';
   static override description = 'The copy is inactive unless --active: change it with svc deploy <device> <file> --deployment <new id>, then svc deployments activate.';
   static override examples = ['<%= config.bin %> deployments clone edge-1 3f2a9c1e-…', '<%= config.bin %> deployments clone edge-1 "$(<%= config.bin %> deployments active edge-1)" --json'];
-  static override args = { device: deviceArg, deployment: deploymentArg };
-  static override flags = { active: activeFlag };
+  static override args = { device: deviceArg('device_deployment_clone'), deployment: deploymentArg('device_deployment_clone') };
+  static override flags = { active: activeFlag('device_deployment_clone') };
 
   async run(): Promise<OperationResults['device_deployment_clone']> {
     const copy = await this.runner.run('device_deployment_clone', { device: this.args.device, deployment_id: this.args.deployment, active: this.flags.active });

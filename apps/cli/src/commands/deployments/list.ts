@@ -1,7 +1,6 @@
-import { Args } from '@oclif/core';
 import { BatchItem, DeploymentSummary, OperationResults } from '@svc/common';
 import { SvcCommand } from '../../base-command';
-import { batchTarget, devicesFlag } from '../../flags';
+import { batchDeviceArg, batchTarget, devicesFlag } from '../../flags';
 import { renderTable } from '../../output/table';
 
 type Row = { device: string; deployment?: DeploymentSummary; error?: string };
@@ -9,8 +8,8 @@ type Row = { device: string; deployment?: DeploymentSummary; error?: string };
 export default class DeploymentsList extends SvcCommand<typeof DeploymentsList> {
   static override summary = 'List the deployments of devices, the active one marked.';
   static override examples = ['<%= config.bin %> deployments list edge-1', '<%= config.bin %> deployments list --devices edge-1,edge-2 --json'];
-  static override args = { device: Args.string({ description: 'device name or id (or --devices)' }) };
-  static override flags = { devices: devicesFlag };
+  static override args = { device: batchDeviceArg('device_deployment_list') };
+  static override flags = { devices: devicesFlag('device_deployment_list') };
 
   async run(): Promise<OperationResults['device_deployment_list']> {
     const answer = await this.runner.run('device_deployment_list', batchTarget(this.args.device, this.flags.devices));

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { Args, Flags } from '@oclif/core';
-import { DomainError, InvalidInputError, JOB_LOGS_DEFAULT_TAIL, JOB_LOGS_MAX_TAIL } from '@svc/common';
+import { DomainError, InvalidInputError, JOB_LOGS_MAX_TAIL } from '@svc/common';
 import { SvcCommand } from '../../base-command';
+import { booleanFlag, integerFlag, paramArg } from '../../catalog-flags';
 import { deviceArg } from '../../flags';
 import { escapeTerminal } from '../../output/terminal-text';
 
@@ -20,10 +20,10 @@ export default class DeploymentsLogs extends SvcCommand<typeof DeploymentsLogs> 
 
 --follow keeps printing new lines until Ctrl-C (or SIGTERM), which ends it normally: exit 0. When the device ends it (its runtime stopping) svc says so on stderr and exits 0; a follow cut off (the device lost, the server gone) exits 2. --json prints {device, job, lines} once and cannot be combined with --follow.`;
   static override examples = ['<%= config.bin %> deployments logs edge-1 web', '<%= config.bin %> deployments logs edge-1 web --follow --tail 20', '<%= config.bin %> deployments logs edge-1 web --tail 500 --json'];
-  static override args = { device: deviceArg, job: Args.string({ description: 'job id', required: true }) };
+  static override args = { device: deviceArg('device_deploy.job_logs'), job: paramArg('device_deploy.job_logs', 'job_id') };
   static override flags = {
-    follow: Flags.boolean({ char: 'f', description: 'keep printing new lines until Ctrl-C' }),
-    tail: Flags.integer({ description: `start with the last N lines (0-${JOB_LOGS_MAX_TAIL})`, min: 0, max: JOB_LOGS_MAX_TAIL, default: JOB_LOGS_DEFAULT_TAIL }),
+    follow: booleanFlag('device_deploy.job_logs', 'follow', { char: 'f', description: 'keep printing new lines until Ctrl-C' }),
+    tail: integerFlag('device_deploy.job_logs', 'tail', { description: `start with the last N lines (0-${JOB_LOGS_MAX_TAIL})` }),
   };
 
   async run(): Promise<JobLogLines | undefined> {

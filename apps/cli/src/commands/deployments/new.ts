@@ -7,8 +7,8 @@ export default class DeploymentsNew extends SvcCommand<typeof DeploymentsNew> {
   static override summary = 'Create an empty deployment on a device.';
   static override description = 'It is inactive unless --active: fill it with svc deploy <device> <file> --deployment <id>, then svc deployments activate. Activating an empty deployment stops every job of the device.';
   static override examples = ['<%= config.bin %> deployments new edge-1', '<%= config.bin %> deployments new edge-1 --active --json'];
-  static override args = { device: deviceArg };
-  static override flags = { active: activeFlag };
+  static override args = { device: deviceArg('device_deployment_new') };
+  static override flags = { active: activeFlag('device_deployment_new') };
 
   async run(): Promise<OperationResults['device_deployment_new']> {
     const deployment = await this.runner.run('device_deployment_new', { device: this.args.device, active: this.flags.active });

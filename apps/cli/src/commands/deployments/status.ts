@@ -1,7 +1,6 @@
-import { Args } from '@oclif/core';
 import { OperationResults } from '@svc/common';
 import { EXIT, SvcCommand } from '../../base-command';
-import { batchTarget, deploymentFlag, devicesFlag } from '../../flags';
+import { batchDeviceArg, batchTarget, deploymentFlag, devicesFlag } from '../../flags';
 import { allRunning, batchStatusText, StatusItem, statusBlock } from '../../output/deployment-views';
 
 export default class DeploymentsStatus extends SvcCommand<typeof DeploymentsStatus> {
@@ -15,8 +14,8 @@ Exit code: 0 when every deployment is running with all its jobs healthy (a one-s
     '<%= config.bin %> deployments status --devices edge-1,edge-2',
     'until <%= config.bin %> deployments status edge-1 >/dev/null; do sleep 2; done',
   ];
-  static override args = { device: Args.string({ description: 'device name or id (or --devices)' }) };
-  static override flags = { devices: devicesFlag, deployment: deploymentFlag };
+  static override args = { device: batchDeviceArg('device_deployment_status') };
+  static override flags = { devices: devicesFlag('device_deployment_status'), deployment: deploymentFlag('device_deployment_status') };
 
   async run(): Promise<OperationResults['device_deployment_status']> {
     const answer = await this.runner.run('device_deployment_status', { ...batchTarget(this.args.device, this.flags.devices), deployment_id: this.flags.deployment });

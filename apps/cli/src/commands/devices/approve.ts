@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { OperationResults } from '@svc/common';
 import { EXIT, SvcCommand } from '../../base-command';
+import { paramArg } from '../../catalog-flags';
 import { confirmDestructive } from '../../output/confirm';
 import { escapeTerminal } from '../../output/terminal-text';
 import { replacementWarning, replacingRequest } from '../../sdk/registration-review';
@@ -10,7 +11,7 @@ export default class DevicesApprove extends SvcCommand<typeof DevicesApprove> {
   static override description =
     'Check first that the fingerprint in "svc devices list" matches the one the device printed. The device receives its key and connects. A request for a device id that is already registered replaces that device\'s key and cuts the device using it off: svc asks first on a terminal, and needs --yes otherwise.';
   static override examples = ['<%= config.bin %> devices approve req_3f1c9a2e…', '<%= config.bin %> devices approve req_3f1c9a2e… --yes'];
-  static override args = { device: Args.string({ description: 'registration request id (or the device id it asks for)', required: true }) };
+  static override args = { device: paramArg('devices_approve', 'device', { description: 'registration request id (or the device id it asks for)' }) };
   static override flags = { yes: Flags.boolean({ char: 'y', description: 'confirm replacing the key of a registered device without asking', default: false }) };
 
   async run(): Promise<OperationResults['devices_approve']> {

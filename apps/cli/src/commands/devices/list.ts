@@ -1,7 +1,6 @@
-import { Flags } from '@oclif/core';
 import { DeviceListItem, DeviceListPage } from '@svc/common';
 import { SvcCommand } from '../../base-command';
-import { catalogOptions, catalogParam } from '../../catalog-flags';
+import { stringFlag } from '../../catalog-flags';
 import { renderTable } from '../../output/table';
 
 const PAGE_SIZE = 500;
@@ -11,9 +10,9 @@ export default class DevicesList extends SvcCommand<typeof DevicesList> {
   static override description = 'Pending registrations show their request id and key fingerprint: compare the fingerprint with what the device printed before you approve it. A request for a registered device id is marked "replaces the key of <device>": approving it cuts off the device now using that id. Filters are applied by the server over the paged listing.';
   static override examples = ['<%= config.bin %> devices list', '<%= config.bin %> devices list --status pending', '<%= config.bin %> devices list --owner org:acme --name edge- --json'];
   static override flags = {
-    status: Flags.string({ description: catalogParam('devices_list', 'status').description, options: catalogOptions('devices_list', 'status') }),
-    owner: Flags.string({ description: 'only this owner: user:<email>, org:<id>, an e-mail or an organization id' }),
-    name: Flags.string({ description: 'only names starting with this' }),
+    status: stringFlag('devices_list', 'status'),
+    owner: stringFlag('devices_list', 'owner', { description: 'only this owner: user:<email>, org:<id>, an e-mail or an organization id' }),
+    name: stringFlag('devices_list', 'name', { description: 'only names starting with this' }),
   };
 
   async run(): Promise<DeviceListItem[]> {

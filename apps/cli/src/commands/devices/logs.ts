@@ -1,19 +1,18 @@
-import { Args, Flags } from '@oclif/core';
 import { AuditEntry, AuditLogsResult, BatchItem } from '@svc/common';
 import { SvcCommand } from '../../base-command';
-import { catalogDefault } from '../../catalog-flags';
-import { batchTarget, devicesFlag, timeFlag } from '../../flags';
+import { integerFlag } from '../../catalog-flags';
+import { batchDeviceArg, batchTarget, devicesFlag, timeFlag } from '../../flags';
 import { renderTable } from '../../output/table';
 
 export default class DevicesLogs extends SvcCommand<typeof DevicesLogs> {
   static override summary = 'Audit log of devices: who did what, when.';
   static override examples = ['<%= config.bin %> devices logs edge-1', '<%= config.bin %> devices logs edge-1 --since 2026-11-01T00:00:00Z --max 500', '<%= config.bin %> devices logs edge-1 --since yesterday --until 2h', '<%= config.bin %> devices logs edge-1 --since "1h 30m ago"', '<%= config.bin %> devices logs --devices edge-1,edge-2 --json'];
-  static override args = { device: Args.string({ description: 'device name or id' }) };
+  static override args = { device: batchDeviceArg('device_audit_logs', 'device name or id') };
   static override flags = {
-    devices: devicesFlag,
-    since: timeFlag('from this time on (inclusive)'),
-    until: timeFlag('before this time (exclusive)'),
-    max: Flags.integer({ description: 'at most this many entries per device', default: catalogDefault<number>('device_audit_logs', 'max', 'number'), min: 1 }),
+    devices: devicesFlag('device_audit_logs'),
+    since: timeFlag('device_audit_logs', 'since', 'from this time on (inclusive)'),
+    until: timeFlag('device_audit_logs', 'until', 'before this time (exclusive)'),
+    max: integerFlag('device_audit_logs', 'max', { description: 'at most this many entries per device' }),
   };
 
   async run(): Promise<AuditLogsResult | { results: BatchItem<AuditLogsResult>[] }> {

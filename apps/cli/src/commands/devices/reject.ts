@@ -11,7 +11,7 @@ export default class DevicesReject extends SvcCommand<typeof DevicesReject> {
   static override description =
     'Removing a device revokes its key at once, closes its tunnel and deletes its deployments: svc asks first on a terminal, and needs --yes otherwise. Its audit log stays readable by its owner (svc devices logs <device id>). Rejecting a pending registration asks nothing.';
   static override examples = ['<%= config.bin %> devices reject req_3f1c9a2e…', '<%= config.bin %> devices reject edge-17 --yes'];
-  static override args = { device: deviceArg };
+  static override args = { device: deviceArg('devices_reject') };
   static override flags = { yes: Flags.boolean({ char: 'y', description: 'remove an approved device without asking', default: false }) };
 
   async run(): Promise<OperationResults['devices_reject']> {

@@ -1,7 +1,6 @@
-import { Args } from '@oclif/core';
 import { BatchItem, DeviceStatusResult } from '@svc/common';
 import { EXIT, SvcCommand } from '../../base-command';
-import { batchTarget, devicesFlag } from '../../flags';
+import { batchDeviceArg, batchTarget, devicesFlag } from '../../flags';
 import { formatDuration } from '../../output/human-units';
 import { renderTable } from '../../output/table';
 
@@ -11,8 +10,8 @@ export default class DevicesStatus extends SvcCommand<typeof DevicesStatus> {
   static override summary = 'Connection status, health, uptime, carrier and last contact of devices.';
   static override description = `Exit code: 0 when every device is online and healthy, 1 when some are not (or could not be found), 2 when the command failed (3: not logged in).`;
   static override examples = ['<%= config.bin %> devices status edge-1', '<%= config.bin %> devices status --devices edge-1,edge-2 --json', '<%= config.bin %> devices status edge-1 && echo ready'];
-  static override args = { device: Args.string({ description: 'device name or id' }) };
-  static override flags = { devices: devicesFlag };
+  static override args = { device: batchDeviceArg('device_status', 'device name or id') };
+  static override flags = { devices: devicesFlag('device_status') };
 
   async run(): Promise<DeviceStatusResult | { results: StatusRow[] }> {
     const target = batchTarget(this.args.device, this.flags.devices);

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ForwardSession, InvalidInputError } from '@svc/common';
 import { SvcCommand } from '../../base-command';
+import { deviceArg } from '../../flags';
 import { removeSessionRecord, writeSessionRecord } from '../../forward/background-sessions';
 import { listenFailure, parseStdioTarget } from '../../forward/forward-targets';
 import { withSpinner } from '../../forward/wait-spinner';
@@ -26,7 +27,7 @@ export default class Forward extends SvcCommand<typeof Forward> {
   static override strict = false;
   static override usage = ['<%= command.id %> <device> <spec>…', '<%= command.id %> --stdio <device> <port|host:port|socket>', '<%= command.id %> start|list|stop …'];
   static override args = {
-    device: Args.string({ description: 'device name or id', required: true }),
+    device: deviceArg('forward_start'),
     spec: Args.string({ description: 'forward specs (<local>:<remote>, several allowed); with --stdio one port, host:port or socket path' }),
   };
   static override flags = {

@@ -1,6 +1,7 @@
-import { Args } from '@oclif/core';
 import { OperationResults } from '@svc/common';
 import { SvcCommand } from '../../base-command';
+import { paramArg } from '../../catalog-flags';
+import { deviceArg } from '../../flags';
 import { withSpinner } from '../../forward/wait-spinner';
 import { escapeTerminal } from '../../output/terminal-text';
 
@@ -11,8 +12,8 @@ export default class ForwardStart extends SvcCommand<typeof ForwardStart> {
   static override strict = false;
   static override usage = '<%= command.id %> <device> <spec>…';
   static override args = {
-    device: Args.string({ description: 'device name or id', required: true }),
-    spec: Args.string({ description: 'forward specs (<local>:<remote>, several allowed)', required: true }),
+    device: deviceArg('forward_start'),
+    spec: paramArg('forward_start', 'specs', { description: 'forward specs (<local>:<remote>, several allowed)' }),
   };
 
   async run(): Promise<OperationResults['forward_start']> {

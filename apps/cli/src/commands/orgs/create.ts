@@ -1,6 +1,6 @@
-import { Args, Flags } from '@oclif/core';
 import { DomainError, ForbiddenError, OperationResults } from '@svc/common';
 import { SvcCommand } from '../../base-command';
+import { paramArg, stringFlag } from '../../catalog-flags';
 import { escapeTerminal } from '../../output/terminal-text';
 
 const NEEDS_ADMIN =
@@ -11,8 +11,8 @@ export default class OrgsCreate extends SvcCommand<typeof OrgsCreate> {
   static override description =
     'Needs a server administrator: a user in the server\'s ADMIN_EMAILS, or one made admin with POST /users/<email>/admin (X-Admin-Key). The owner given with --owner becomes its first admin member.';
   static override examples = ['<%= config.bin %> orgs create acme --owner alice@example.com'];
-  static override args = { id: Args.string({ description: 'organization id', required: true }) };
-  static override flags = { owner: Flags.string({ description: "owner's e-mail address", required: true }) };
+  static override args = { id: paramArg('org_create', 'id') };
+  static override flags = { owner: stringFlag('org_create', 'email', { description: "owner's e-mail address" }) };
 
   async run(): Promise<OperationResults['org_create']> {
     const result = await this.runner.run('org_create', { id: this.args.id, email: this.flags.owner }).catch((error: unknown) => {

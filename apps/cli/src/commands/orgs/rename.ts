@@ -1,14 +1,14 @@
-import { Args } from '@oclif/core';
 import { OperationResults } from '@svc/common';
 import { SvcCommand } from '../../base-command';
+import { paramArg } from '../../catalog-flags';
 import { escapeTerminal } from '../../output/terminal-text';
 
 export default class OrgsRename extends SvcCommand<typeof OrgsRename> {
   static override summary = 'Rename an organization (change its id).';
   static override examples = ['<%= config.bin %> orgs rename acme acme-corp'];
   static override args = {
-    id: Args.string({ description: 'current organization id', required: true }),
-    newId: Args.string({ name: 'new-id', description: 'new organization id', required: true }),
+    id: paramArg('org_update', 'id'),
+    newId: paramArg('org_update', 'new_id', { name: 'new-id' }),
   };
 
   async run(): Promise<OperationResults['org_update']> {

@@ -6,7 +6,7 @@ import { renderTable } from '../../../output/table';
 export default class OrgsDevicesList extends SvcCommand<typeof OrgsDevicesList> {
   static override summary = 'Devices of an organization.';
   static override examples = ['<%= config.bin %> orgs devices list acme'];
-  static override args = { org: orgArg };
+  static override args = { org: orgArg('org_devices_list') };
 
   async run(): Promise<OperationResults['org_devices_list']> {
     const devices = await this.runner.run('org_devices_list', { org_id: this.args.org });

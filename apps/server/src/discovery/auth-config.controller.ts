@@ -1,26 +1,24 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from './decorators';
+import { Controller, Inject } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { CatalogRouteResult } from '@svc/common';
+import { CatalogRoute } from '../authorization/operation.decorator';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { RelayService } from '../relay/relay.service';
-import { AuthConfigResult } from './auth-config.responses';
 
 /**
- * Discovery for clients and runtimes: where to sign in and where the tunnel listens, with the
- * certificate fingerprint a runtime can pin. Public: it holds nothing secret.
+ * Discovery for clients and runtimes (ROUTES auth_config): where to sign in and where the tunnel
+ * listens, with the certificate fingerprint a runtime can pin. Public: it holds nothing secret.
  */
 @ApiTags('auth')
-@Public()
-@Controller('auth')
+@Controller()
 export class AuthConfigController {
   constructor(
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
     private readonly relay: RelayService,
   ) {}
 
-  @Get('config')
-  @ApiOkResponse({ type: AuthConfigResult })
-  authConfig(): AuthConfigResult {
+  @CatalogRoute('auth_config')
+  authConfig(): CatalogRouteResult<'auth_config'> {
     const tunnel = this.relay.endpoint();
     return {
       oauth: { issuer: this.config.oauth.issuer, audience: this.config.oauth.audience, client_id: this.config.oauth.clientId, web_client_id: this.config.oauth.webClientId },
