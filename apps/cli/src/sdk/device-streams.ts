@@ -5,7 +5,7 @@ import { serverTlsOptions, ServerTrust, untrustedServerReason } from '@svc/commo
 import { encodeStreamArgs, TUNNEL_HEADERS, TUNNEL_HTTP2 } from '@svc/common/tunnel';
 import type { ForwardTarget } from '@svc/common';
 import { WriteAheadSocket } from '@svc/common/http2-write-ahead';
-import { StreamArgs, StreamRouteName, subRoutePath } from '@svc/common/operations';
+import { ROUTES, StreamArgs, StreamRouteName, subRoutePath } from '@svc/common/operations';
 import { parseJsonOr, plainGet } from './plain-get';
 
 /** ALPN of client connections on UNIFIED_PORT (the runtimes' is svc-tunnel/1). */
@@ -170,7 +170,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * announce their own certificate.
  */
 export async function discoverDeviceStreams(serverUrl: URL, token: DeviceStreamsOptions['token'], trust?: ServerTrust, headers?: Record<string, string>): Promise<DeviceStreams> {
-  const answer = await plainGet(new URL('/auth/config', serverUrl)).catch((error: Error) => {
+  const answer = await plainGet(new URL(ROUTES.auth_config.path, serverUrl)).catch((error: Error) => {
     throw new ServerUnreachableError(serverUrl, error.message);
   });
   if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer.status, answer.text);

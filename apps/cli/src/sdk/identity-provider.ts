@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@svc/common/errors';
+import { ROUTES } from '@svc/common/operations';
 import { CliSettings, isLoopback } from '../config/cli-settings';
 import { RestClient } from './rest-client';
 
@@ -20,7 +21,7 @@ interface AdvertisedAuth {
 export async function resolveOAuthSettings(settings: CliSettings, rest: RestClient): Promise<OAuthSettings> {
   const { domain, clientId, audience } = settings.auth;
   let advertised: AdvertisedAuth['oauth'] = {};
-  if (!domain || !clientId) advertised = (await rest.request<AdvertisedAuth>({ method: 'GET', path: '/auth/config' })).oauth ?? {};
+  if (!domain || !clientId) advertised = (await rest.request<AdvertisedAuth>({ method: 'GET', path: ROUTES.auth_config.path })).oauth ?? {};
   const issuerText = domain ?? advertised.issuer;
   const client = clientId ?? advertised.client_id;
   if (!issuerText || !client) throw new InvalidInputError(`${settings.serverUrl.origin} advertises no identity provider; set SVC_AUTH_DOMAIN and SVC_AUTH_CLIENT_ID`);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { DeployJobsResult, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults, subRoutePath } from '@svc/common/operations';
+import { DeployJobsResult, findOperation, OperationContract, httpRequestFor, OperationName, OperationResults, ROUTES, subRoutePath } from '@svc/common/operations';
 import { CLIENT_KIND_HEADER, CLIENT_KIND_MCP } from '@svc/common/tunnel';
 import type { DeployRequest } from '@svc/common';
 import { CliSettings } from '../config/cli-settings';
@@ -63,7 +63,7 @@ export class SvcClient {
   /** GET /events (text/event-stream) from after `lastEventId`, or from now: followEvents reads it. */
   events(lastEventId?: string): Promise<IncomingMessage> {
     const authorization = () => this.session.authorization();
-    return this.rest.stream({ method: 'GET', path: '/events', accept: 'text/event-stream', authorization, ...(lastEventId === undefined ? {} : { headers: { 'last-event-id': lastEventId } }) });
+    return this.rest.stream({ method: 'GET', path: ROUTES.events.path, accept: 'text/event-stream', authorization, ...(lastEventId === undefined ? {} : { headers: { 'last-event-id': lastEventId } }) });
   }
 
   /** The HTTP/2 connection to the server's stream endpoint, discovered on first use. */

@@ -1,4 +1,4 @@
-import { errorFromAnswer, REGISTRATION_PROOF_HEADERS } from '@svc/common';
+import { errorFromAnswer, REGISTRATION_PROOF_HEADERS, ROUTES } from '@svc/common';
 import { ServerApi, ServerUnreachableError } from '../http/server-api';
 import type { RuntimeLogger } from '../logging/runtime-logger';
 import { EXIT_CODES, RuntimeExit } from '../runtime-exit';
@@ -134,7 +134,7 @@ async function postRequest(
   for (;;) {
     let answer;
     try {
-      answer = await deps.api.post('/auth/device', body);
+      answer = await deps.api.post(ROUTES.registration_request.path, body);
     } catch (error) {
       if (!(error instanceof ServerUnreachableError)) throw error;
       deps.log.warn('registration request failed; retrying', { error });
@@ -173,7 +173,7 @@ const CLOCK_SKEW_RETRY_MS = 30_000;
 
 async function poll(deps: RegistrationDeps, signer: ProofSigner, requestId: string): Promise<PollOutcome> {
   const timestamp = Math.floor((deps.now() + signer.offsetMs) / 1000);
-  const answer = await deps.api.get(`/auth/device/status?request_id=${encodeURIComponent(requestId)}`, {
+  const answer = await deps.api.get(`${ROUTES.registration_status.path}?request_id=${encodeURIComponent(requestId)}`, {
     [REGISTRATION_PROOF_HEADERS.timestamp]: String(timestamp),
     [REGISTRATION_PROOF_HEADERS.signature]: signStatusPoll(signer.identity, requestId, timestamp),
   });
@@ -191,5 +191,5 @@ async function poll(deps: RegistrationDeps, signer: ProofSigner, requestId: stri
   if (answer.status === 404) return { status: 'gone', why: 'the server no longer knows it (expired or replaced)' };
   if (answer.status === 410) return { status: 'gone', why: 'its API key was already collected, but not saved here' };
   if (answer.status === 401) return { status: 'gone', why: 'the server did not accept this device\'s proof of its key' };
-  throw new ServerUnreachableError(`GET /auth/device/status answered HTTP ${answer.status}: ${errorFromAnswer(answer.status, answer.body).message}`);
+  throw new ServerUnreachableError(`GET ${ROUTES.registration_status.path} answered HTTP ${answer.status}: ${errorFromAnswer(answer.status, answer.body).message}`);
 }

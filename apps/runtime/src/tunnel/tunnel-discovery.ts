@@ -1,3 +1,4 @@
+import { ROUTES } from '@svc/common';
 import { ServerApi } from '../http/server-api';
 import type { AnnouncedQuicIdentity } from './quic-trust';
 import type { TunnelCarrierName, TunnelTarget } from './tunnel-connection';
@@ -9,7 +10,7 @@ export function serverHost(url: URL): string {
 
 /** The tunnel listens on the server's host, on the port (and carriers) `GET /auth/config` announces. */
 export async function discoverTunnel(api: ServerApi): Promise<TunnelTarget> {
-  const answer = await api.get('/auth/config');
+  const answer = await api.get(ROUTES.auth_config.path);
   const tunnel = (answer.body as { tunnel?: { port?: unknown; transports?: unknown; certificate_sha256?: unknown; quic?: unknown } } | undefined)?.tunnel;
   if (answer.status !== 200) throw new Error(`GET /auth/config answered HTTP ${answer.status}; give the tunnel address with --tunnel host:port`);
   if (typeof tunnel?.port !== 'number') throw new Error('the server announces no tunnel endpoint (GET /auth/config); give one with --tunnel host:port');
