@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { eventually } from './fixtures/eventually';
+import { eventually, untilSteady } from './fixtures/eventually';
 import { startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { openShell } from '../apps/cli/src/sdk/shell-session';
@@ -185,13 +185,7 @@ describe('replicas on NATS: the peer hop', () => {
     try {
       const stream = await streams.openForward(DEVICE, { kind: 'tcp', host: '127.0.0.1', port: firehose.port });
       stream.pause();
-      // Wait until the target can hand over no more: every buffer on the way (both hops) is full. No
-      // event says so: "full" is the count standing still for 0.5 s, hence the paced looks.
-      let last = -1;
-      while (firehose.sent() !== last) {
-        last = firehose.sent();
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      await untilSteady('the target to hand over no more: every buffer on the way (both hops) full', () => firehose.sent());
       expect(firehose.sent()).toBeLessThan(total / 4);
       let received = 0;
       stream.on('data', (chunk: Buffer) => (received += chunk.length));
