@@ -69,7 +69,7 @@ describe('replicas on NATS: GET /metrics', () => {
 
     const beforeA = await scrape('a');
     const output = 'x'.repeat(50_000);
-    const throughA = await alice('a').run('device_exec', { device: DEVICE, command: ['sh', '-c', "head -c 50000 /dev/zero | tr '\\0' x"] });
+    const throughA = (await alice('a').run('device_exec', { device: DEVICE, command: ['sh', '-c', "head -c 50000 /dev/zero | tr '\\0' x"] })) as { output: string; exit_code: number };
     expect(throughA.output === output && throughA.exit_code === 0).toBe(true);
     const afterA = await scrape('a');
     expect(sample(afterA, 'svc_streams_total', { op: 'exec', route: 'peer' }) - sample(beforeA, 'svc_streams_total', { op: 'exec', route: 'peer' })).toBe(1);
