@@ -2,7 +2,8 @@
  * GET /events end to end: a real server, identity provider and runtime processes, read as a
  * script reads Server-Sent Events. Who sees what is AccessPolicy's answer at send time; a stream
  * resumes with Last-Event-ID inside the window, gets a reset outside it, and a client that does
- * not read is dropped while the server holds no more than a bounded buffer for it.
+ * not read is dropped while the server holds no more than a bounded buffer for it. /events and the
+ * runtime's /auth/device are no catalog operations (asked for raw); the rest is called by name.
  */
 import { Socket, connect } from 'node:net';
 import { EventStreams } from '../apps/server/src/events/event-streams.service';
@@ -41,8 +42,9 @@ describe('GET /events (Server-Sent Events)', () => {
     return stream;
   };
   const api = () => fleet.server.api;
-  const share = (device: string, email: string) => api().post(`/devices/${device}/access`, { email_or_org_id: email, role: 'viewer' }, fleet.user('alice').caller);
-  const unshare = (device: string, email: string) => api().delete(`/devices/${device}/access/${encodeURIComponent(email)}`, fleet.user('alice').caller);
+  const owner = () => fleet.user('alice');
+  const share = (device: string, email: string) => owner().run('device_access_add', { device, email_or_org_id: email, role: 'viewer' });
+  const unshare = (device: string, email: string) => owner().run('device_access_remove', { device, email_or_org_id: email });
   afterEach(() => {
     for (const stream of streams.splice(0)) stream.close();
   });
@@ -99,10 +101,10 @@ describe('GET /events (Server-Sent Events)', () => {
     const submitted = await submitRegistration(fleet.server, 'ev-new', `user:${ALICE}`, { hostname: 'ev-new-host' });
     const pending = await alice.next('registration.pending', (e) => e.data.device_id === 'ev-new');
     expect(pending.data).toMatchObject({ request_id: submitted.requestId, owner_scope: `user:${ALICE}`, fingerprint: submitted.fingerprint, hostname: 'ev-new-host', platform: 'linux' });
-    expect((await api().post('/devices/approve', { request_id: submitted.requestId }, fleet.user('alice').caller)).status).toBe(200);
+    await owner().run('devices_approve', { device: submitted.requestId });
     await alice.next('registration.approved', (e) => e.data.request_id === submitted.requestId);
     const second = await requestRegistration(fleet.server, 'ev-refused', `user:${ALICE}`);
-    expect((await api().post('/devices/reject', { device: second }, fleet.user('alice').caller)).status).toBe(200);
+    await owner().run('devices_reject', { device: second });
     expect((await alice.next('registration.rejected', (e) => e.data.request_id === second)).data).toMatchObject({ decided_by: ALICE, device_id: 'ev-refused' });
     await requestRegistration(fleet.server, 'ev-bob-marker-2', `user:${BOB}`);
     await bob.next('registration.pending', (e) => e.data.device_id === 'ev-bob-marker-2');
@@ -111,13 +113,13 @@ describe('GET /events (Server-Sent Events)', () => {
 
   it("stops a device's events to a user the moment its share is removed", async () => {
     const carol = await open('carol');
-    expect((await share('ev-quiet', CAROL)).status).toBe(200);
+    await share('ev-quiet', CAROL);
     await carol.next('access.changed', (e) => e.data.device_id === 'ev-quiet' && e.data.change === 'share_added');
-    expect((await share('ev-quiet', BOB)).status).toBe(200);
+    await share('ev-quiet', BOB);
     await carol.next('access.changed', (e) => e.data.scope === `user:${BOB}`);
     const seen = carol.events.length;
-    expect((await unshare('ev-quiet', CAROL)).status).toBe(200);
-    expect((await unshare('ev-quiet', BOB)).status).toBe(200);
+    await unshare('ev-quiet', CAROL);
+    await unshare('ev-quiet', BOB);
     await requestRegistration(fleet.server, 'ev-carol-marker', `user:${CAROL}`);
     await carol.next('registration.pending', (e) => e.data.device_id === 'ev-carol-marker', seen);
     expect(carol.events.slice(seen).filter((e) => e.data.device_id === 'ev-quiet')).toEqual([]);
@@ -125,17 +127,15 @@ describe('GET /events (Server-Sent Events)', () => {
 
   it("follows a member's organizations as they change: an organization's device events start with membership and stop with it", async () => {
     const carol = await open('carol');
-    const orgShare = (email: string) => api().post('/devices/ev-org-dev/access', { email_or_org_id: email, role: 'viewer' }, fleet.user('alice').caller);
-    const orgUnshare = (email: string) => api().delete(`/devices/ev-org-dev/access/${encodeURIComponent(email)}`, fleet.user('alice').caller);
-    expect((await api().post('/orgs/evorg/members', { email: CAROL, role: 'viewer' }, fleet.user('alice').caller)).status).toBe(200);
+    await owner().run('org_members_add', { org_id: 'evorg', email: CAROL, role: 'viewer' });
     const added = await carol.next('access.changed', (e) => e.data.org_id === 'evorg' && e.data.change === 'member_added');
     expect(added.data).toMatchObject({ email: CAROL, role: 'viewer' });
-    expect((await orgShare(BOB)).status).toBe(200);
+    await share('ev-org-dev', BOB);
     await carol.next('access.changed', (e) => e.data.device_id === 'ev-org-dev' && e.data.change === 'share_added');
-    expect((await api().delete(`/orgs/evorg/members/${encodeURIComponent(CAROL)}`, fleet.user('alice').caller)).status).toBe(200);
+    await owner().run('org_members_remove', { org_id: 'evorg', email: CAROL });
     await carol.next('access.changed', (e) => e.data.org_id === 'evorg' && e.data.change === 'member_removed');
     const seen = carol.events.length;
-    expect((await orgUnshare(BOB)).status).toBe(200);
+    await unshare('ev-org-dev', BOB);
     await requestRegistration(fleet.server, 'ev-carol-marker-2', `user:${CAROL}`);
     await carol.next('registration.pending', (e) => e.data.device_id === 'ev-carol-marker-2', seen);
     expect(carol.events.slice(seen).filter((e) => e.data.device_id === 'ev-org-dev')).toEqual([]);

@@ -12,6 +12,7 @@ import { ForwardMapping, parseForwardSpec } from '@svc/common';
 import { DeviceStreamError, DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { LocalForwarder } from '../apps/cli/src/sdk/local-forwarder';
 import type { Caller } from './fixtures/api-client';
+import { untilSteady } from './fixtures/eventually';
 import { exchange, startCountServer, startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
 import { useFleet } from './fixtures/fleet';
 import type { TestServer } from './fixtures/test-server';
@@ -172,12 +173,7 @@ describe('forwarding through client streams (real runtime)', () => {
     const firehose = await target(startFirehoseServer({ host: '127.0.0.1' }, total));
     const stream = await streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: firehose.port });
     stream.pause();
-    // Wait until the target can hand over no more: every buffer on the way is full.
-    let last = -1;
-    while (firehose.sent() !== last) {
-      last = firehose.sent();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await untilSteady('the target to hand over no more: every buffer on the way full', () => firehose.sent());
     expect(firehose.sent()).toBeLessThan(total / 4);
     let received = 0;
     stream.on('data', (chunk: Buffer) => (received += chunk.length));
@@ -196,12 +192,7 @@ describe('forwarding through client streams (real runtime)', () => {
     const firehoses = await Promise.all(Array.from({ length: held }, () => target(startFirehoseServer({ host: '127.0.0.1' }, 64 * 1024 * 1024))));
     const stalled = await Promise.all(firehoses.map((firehose) => streams.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: firehose.port })));
     for (const stream of stalled) stream.pause();
-    const total = () => firehoses.reduce((sum, firehose) => sum + firehose.sent(), 0);
-    let last = -1;
-    while (total() !== last) {
-      last = total();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await untilSteady('every held-back forward full', () => firehoses.reduce((sum, firehose) => sum + firehose.sent(), 0));
     const echo = await target(startEchoServer({ host: '127.0.0.1' }));
     const [mapping] = parseForwardSpec(`10026:${echo.port}`);
     const { port } = await forwarder(mapping);

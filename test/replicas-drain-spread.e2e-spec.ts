@@ -4,6 +4,7 @@
  * round-robin TCP balancer in front of all three (as HAProxy in `mode tcp` would be), come back
  * spread over BOTH survivors, not piled onto one. The runtimes are the runtime's own tunnel loop
  * (bench/fleet-worker.js in a few worker processes), so each reconnects with its own backoff.
+ * Not on useReplicaFleet: three replicas behind a round-robin balancer, with the bench's tunnel workers, as bench/replica-fleet.js builds them (a balancer that knows nothing of a drain is the point).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,19 +4,12 @@
  * at B's next storage sweep (5 s) or head poll (3 s). With NATS stopped, the sweep and the poll
  * still get there within one period. Times are measured from just before A's request.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { generateDeviceIdentity } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { ChannelEnd } from './fixtures/deployments';
 import { eventually } from './fixtures/eventually';
-import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
-import { registerDevice, requestRegistration } from './fixtures/test-server';
+import { useReplicaFleet } from './fixtures/replica-fleet';
+import { RuntimeStubOptions, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+import { requestRegistration } from './fixtures/test-server';
 import { REVOCATION_SWEEP_MS } from '../apps/server/src/registrations/device-revocations';
 import { HEAD_POLL_MS } from '../apps/server/src/deployments/deployment-channels.service';
 
@@ -31,42 +24,21 @@ const EVENT_MS = 1_000;
 const FALLBACK_MARGIN_MS = 1_500;
 
 describe('replicas on NATS: revocations and deployment changes reach the holder at once', () => {
-  let nats: NatsServerHandle;
-  let idp: IdentityProviderHandle;
-  let replicas: ReplicaPair;
-  let alice: Caller;
-  let home: string;
-  const runtimes: RuntimeProcess[] = [];
-  const stubs: RuntimeStub[] = [];
-
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    idp = await startIdentityProvider();
-    home = mkdtempSync(join(tmpdir(), 'svc-replica-events-'));
-    replicas = await startReplicaPair(idp, nats.url);
-    alice = await replicas.a.login(ALICE);
-  });
-
-  afterAll(async () => {
-    for (const stub of stubs) stub.close();
-    for (const runtime of runtimes) runtime.kill('SIGKILL');
-    await Promise.all(runtimes.map((runtime) => runtime.exited));
-    await replicas?.close();
-    await idp?.stop();
-    await nats?.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const fleet = useReplicaFleet({ users: { alice: ALICE } });
+  const onA = () => fleet.user('alice').on('a');
 
   /** A tunnel to B for a new device (a runtime stub: it tells exactly when its tunnel closes). */
-  async function stubOnB(deviceId: string, handlers: Parameters<typeof connectRuntimeStub>[0]['handlers'] = {}): Promise<RuntimeStub> {
-    const apiKey = await registerDevice(replicas.a, deviceId, `user:${ALICE}`, alice);
-    const stub = await connectRuntimeStub({ port: replicas.b.tunnelPort, ca: replicas.a.tunnel!.caFile, apiKey, handlers });
-    stubs.push(stub);
+  async function stubOnB(deviceId: string, handlers: RuntimeStubOptions['handlers'] = {}): Promise<RuntimeStub> {
+    await fleet.addDevice(deviceId, { owner: 'alice' });
+    const stub = await fleet.stub(deviceId, 'b', handlers);
     await onlineOnA(deviceId);
     return stub;
   }
 
-  const onlineOnA = (deviceId: string) => eventually(`${deviceId} online on A`, async () => (await replicas.a.api.get(`/devices/${deviceId}/status`, alice)).body.status === 'online');
+  const onlineOn = (on: 'a' | 'b', device: string) => eventually(`${device} online on ${on.toUpperCase()}`, async () => (await fleet.user('alice').on(on).route('device_status.one', { device })).status === 'online');
+  const onlineOnA = (device: string) => onlineOn('a', device);
+  /** Approves on A: the REST route as `svc devices approve --yes` sends it, replacing the key (the runner's devices_approve, an agent's, refuses that). */
+  const approveOnA = (requestId: string) => onA().client.call('devices_approve', { device: requestId });
 
   /** Resolves with the milliseconds `promise` took from `since`, or rejects after `limitMs`. */
   async function within(promise: Promise<unknown>, since: number, limitMs: number, what: string): Promise<number> {
@@ -82,14 +54,11 @@ describe('replicas on NATS: revocations and deployment changes reach the holder 
 
   it('rejecting on A closes the tunnel of a real runtime held by B in under a second', async () => {
     const deviceId = 'ev-reject';
-    const apiKey = await registerDevice(replicas.a, deviceId, `user:${ALICE}`, alice);
-    const runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, deviceId), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
-    runtimes.push(runtime);
-    await runtime.waitForLog('tunnel up');
+    const runtime = (await fleet.addDevice(deviceId, { owner: 'alice', runtime: { on: 'b' } })).runtime!;
     await onlineOnA(deviceId);
     const after = runtime.stderr.length;
     const started = Date.now();
-    expect((await replicas.a.api.post('/devices/reject', { device: deviceId }, alice)).status).toBe(200);
+    await onA().run('devices_reject', { device: deviceId });
     const lost = await runtime.waitForLog('tunnel lost', after);
     expect(Date.parse(lost.time as string) - started).toBeLessThan(EVENT_MS);
   });
@@ -97,10 +66,10 @@ describe('replicas on NATS: revocations and deployment changes reach the holder 
   it('re-keying on A closes the old key\'s tunnel on B in under a second', async () => {
     const deviceId = 'ev-rekey';
     const stub = await stubOnB(deviceId);
-    const requestId = await requestRegistration(replicas.a, deviceId, `user:${ALICE}`, { identity: generateDeviceIdentity() });
+    const requestId = await requestRegistration(fleet.a, deviceId, `user:${ALICE}`, { identity: generateDeviceIdentity() });
     // From just before the approval (it revokes the old key), not before the new key's registration request.
     const started = Date.now();
-    expect((await replicas.a.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(200);
+    await approveOnA(requestId);
     expect(await within(stub.closed, started, EVENT_MS, 'the old tunnel to close')).toBeLessThan(EVENT_MS);
   });
 
@@ -110,28 +79,23 @@ describe('replicas on NATS: revocations and deployment changes reach the holder 
     await stubOnB(deviceId, { deployments: channel.handler });
     await channel.next();
     const started = Date.now();
-    const created = await replicas.a.api.post(`/devices/${deviceId}/deployments`, { active: true }, alice);
-    expect(created.status).toBe(201);
-    const arrived = channel.next((desired) => desired.deployment?.id === created.body.id);
+    const created = await onA().run('device_deployment_new', { device: deviceId, active: true });
+    const arrived = channel.next((desired) => desired.deployment?.id === created.id);
     expect(await within(arrived, started, EVENT_MS, 'the desired state to reach the device')).toBeLessThan(EVENT_MS);
   });
 
   it('a replica still holding a tunnel of a device that connected to another replica since closes it', async () => {
     const deviceId = 'ev-takeover';
-    const apiKey = await registerDevice(replicas.a, deviceId, `user:${ALICE}`, alice);
-    const onA = await connectRuntimeStub({ port: replicas.a.tunnel!.port, ca: replicas.a.tunnel!.caFile, apiKey });
-    stubs.push(onA);
+    await fleet.addDevice(deviceId, { owner: 'alice' });
+    const heldByA = await fleet.stub(deviceId, 'a');
     await onlineOnA(deviceId);
     // The same runtime shows up on B while A's tunnel looks alive to A (say, half-open after a network change).
-    const onB = await connectRuntimeStub({ port: replicas.b.tunnelPort, ca: replicas.a.tunnel!.caFile, apiKey });
-    stubs.push(onB);
+    await fleet.stub(deviceId, 'b');
     const started = Date.now();
-    expect(await within(onA.closed, started, EVENT_MS * 10, 'A to close its stale tunnel')).toBeLessThan(EVENT_MS * 10);
+    expect(await within(heldByA.closed, started, EVENT_MS * 10, 'A to close its stale tunnel')).toBeLessThan(EVENT_MS * 10);
     // B's tunnel stays, and both replicas say so.
-    for (const api of [replicas.a.api, replicas.b.api]) {
-      await eventually('the device online at B', async () => (await api.get(`/devices/${deviceId}/status`, alice)).body.status === 'online');
-    }
-    expect((await replicas.a.api.post('/api/exec', { device: deviceId, command: ['true'] }, alice)).status).not.toBe(503);
+    for (const on of ['a', 'b'] as const) await onlineOn(on, deviceId);
+    expect(await onA().attempt('device_exec', { device: deviceId, command: ['true'] })).not.toMatchObject({ ok: false, error: { status: 503 } });
   });
 
   it('with NATS stopped, the storage sweep (reject, re-key) and the head poll still reach the device held by B within one period', async () => {
@@ -140,26 +104,25 @@ describe('replicas on NATS: revocations and deployment changes reach the holder 
     const channel = new ChannelEnd();
     await stubOnB('ev-fallback-deploy', { deployments: channel.handler });
     await channel.next();
-    await nats.halt();
+    await fleet.nats.halt();
     try {
       let started = Date.now();
-      expect((await replicas.a.api.post('/devices/reject', { device: 'ev-fallback-reject' }, alice)).status).toBe(200);
+      await onA().run('devices_reject', { device: 'ev-fallback-reject' });
       await within(rejected.closed, started, REVOCATION_SWEEP_MS + FALLBACK_MARGIN_MS, 'the sweep to close the rejected tunnel');
-      const requestId = await requestRegistration(replicas.a, 'ev-fallback-rekey', `user:${ALICE}`, { identity: generateDeviceIdentity() });
+      const requestId = await requestRegistration(fleet.a, 'ev-fallback-rekey', `user:${ALICE}`, { identity: generateDeviceIdentity() });
       started = Date.now();
-      expect((await replicas.a.api.post('/devices/approve', { request_id: requestId }, alice)).status).toBe(200);
+      await approveOnA(requestId);
       await within(rekeyed.closed, started, REVOCATION_SWEEP_MS + FALLBACK_MARGIN_MS, "the sweep to close the old key's tunnel");
       started = Date.now();
-      const created = await replicas.a.api.post('/devices/ev-fallback-deploy/deployments', { active: true }, alice);
-      expect(created.status).toBe(201);
+      const created = await onA().run('device_deployment_new', { device: 'ev-fallback-deploy', active: true });
       await within(
-        channel.next((desired) => desired.deployment?.id === created.body.id),
+        channel.next((desired) => desired.deployment?.id === created.id),
         started,
         HEAD_POLL_MS + FALLBACK_MARGIN_MS,
         'the head poll to send the desired state',
       );
     } finally {
-      await nats.restart();
+      await fleet.nats.restart();
     }
   });
 });

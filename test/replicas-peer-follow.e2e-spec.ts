@@ -6,18 +6,13 @@
  * is gone within its drain window and a few seconds (an earlier build held it ~63 s), the open
  * follow is told it broke off, and B still serves the device.
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Caller } from './fixtures/api-client';
+import { text } from 'node:stream/consumers';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { eventually } from './fixtures/eventually';
-import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, collect, spawnSvc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice } from './fixtures/test-server';
+import { useReplicaFleet } from './fixtures/replica-fleet';
+import { collect, spawnSvc } from './fixtures/svc-cli';
 
 const ALICE = 'alice@replica-peer-follow.test';
 const DEVICE = 'follow-1';
@@ -26,48 +21,28 @@ const DRAIN_SECS = 2;
 const STOP_WITHIN_MS = DRAIN_SECS * 1000 + 10_000;
 
 describe('replicas on NATS: job logs --follow through the peer hop', () => {
-  let nats: NatsServerHandle;
-  let idp: IdentityProviderHandle;
-  let replicas: ReplicaPair;
-  let runtime: RuntimeProcess;
-  let alice: Caller;
-  let cli: CliHome;
-  let home: string;
-  let poke: string;
+  const fleet = useReplicaFleet({
+    env: { DRAIN_SECS: String(DRAIN_SECS) },
+    users: { alice: ALICE },
+    devices: { [DEVICE]: { owner: 'alice', runtime: { on: 'b', env: { SVC_IMAGE_UPDATE_INTERVAL: 'off' }, readyLog: 'deployment channel open' } } },
+  });
+  const poke = () => join(fleet.dir, 'poke');
+  /** The job's log as B serves it, by name (the device's holder). */
+  const logOnB = async () => text(await fleet.user('alice').on('b').client.deploymentLogs(DEVICE, 'printer', { tail: 5 }));
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    idp = await startIdentityProvider();
-    home = mkdtempSync(join(tmpdir(), 'svc-replica-follow-'));
-    poke = join(home, 'poke');
-    replicas = await startReplicaPair(idp, nats.url, { DRAIN_SECS: String(DRAIN_SECS) });
-    alice = await replicas.a.login(ALICE);
-    const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey, SVC_IMAGE_UPDATE_INTERVAL: 'off' });
-    await runtime.waitForLog('deployment channel open');
-    await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
+    const alice = fleet.user('alice');
+    await eventually('A to see the device B holds', async () => (await alice.on('a').route('device_status.one', { device: DEVICE })).status === 'online');
     // Prints "ready", then whatever the test puts in `poke`, once, when it does (taken by a rename
     // first, so a next poke landing while it prints is not removed unprinted).
-    const printer = serviceJob('printer', { steps: [{ name: 'main', run: `echo ready; while :; do if mv ${poke} ${poke}.taken 2>/dev/null; then cat ${poke}.taken; fi; sleep 0.1; done` }] });
-    expect((await replicas.a.api.post(`/devices/${DEVICE}/deployments/jobs`, deployRequest([printer]), alice)).status).toBe(200);
-    await eventually('the job to print', async () => String((await replicas.b.api.get(`/devices/${DEVICE}/deployments/jobs/printer/logs?tail=5`, alice)).body).includes('ready'));
-    cli = cliHome(replicas.a);
-    await svcLogin(cli, ALICE);
-  });
-
-  afterAll(async () => {
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await replicas?.close();
-    await idp?.stop();
-    await nats?.stop();
-    cli?.remove();
-    rmSync(home, { recursive: true, force: true });
+    const printer = serviceJob('printer', { steps: [{ name: 'main', run: `echo ready; while :; do if mv ${poke()} ${poke()}.taken 2>/dev/null; then cat ${poke()}.taken; fi; sleep 0.1; done` }] });
+    await alice.on('a').route('device_deploy.jobs', { device: DEVICE }, deployRequest([printer]));
+    await eventually('the job to print', async () => (await logOnB()).includes('ready'));
   });
 
   /** `svc deployments logs <device> printer --follow --tail 1` against A; its stdout as it arrives. */
   function follow() {
-    const child = spawnSvc(cli, ['deployments', 'logs', DEVICE, 'printer', '--follow', '--tail', '1']);
+    const child = spawnSvc(fleet.user('alice').home, ['deployments', 'logs', DEVICE, 'printer', '--follow', '--tail', '1']);
     const result = collect(child, ['deployments', 'logs']);
     let out = '';
     child.stdout!.on('data', (chunk: string) => (out += chunk));
@@ -76,9 +51,9 @@ describe('replicas on NATS: job logs --follow through the peer hop', () => {
 
   /** Has the job print `line` (atomically: the job reads whole files only), and waits for `seen` to show it. */
   async function print(line: string, seen: () => string): Promise<void> {
-    const staged = `${poke}.tmp`;
+    const staged = `${poke()}.tmp`;
     writeFileSync(staged, `${line}\n`);
-    renameSync(staged, poke);
+    renameSync(staged, poke());
     await eventually(`"${line}" through A`, () => seen().endsWith(`${line}\n`), { describe: () => `svc printed so far: ${JSON.stringify(seen())}` });
   }
 
@@ -98,12 +73,12 @@ describe('replicas on NATS: job logs --follow through the peer hop', () => {
     // Through the tail or as it is printed: either way the follow is open through A once it shows.
     await print('before the stop', followed.out);
     const started = Date.now();
-    await replicas.a.close();
+    await fleet.a.close();
     expect(Date.now() - started).toBeLessThan(STOP_WITHIN_MS);
     const ended = await followed.result;
     expect(ended.code).toBe(2);
     expect(ended.stderr).toMatch(/The log of printer broke off/);
     // B, which holds the device, still serves its log.
-    expect(String((await replicas.b.api.get(`/devices/${DEVICE}/deployments/jobs/printer/logs?tail=5`, alice)).body)).toContain('before the stop');
+    expect(await logOnB()).toContain('before the stop');
   });
 });

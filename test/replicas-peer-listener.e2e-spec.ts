@@ -8,13 +8,8 @@ import { connect as h2connect, constants as h2 } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import { ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { TUNNEL_HEADERS, tunnelPath, TUNNEL_OPS, encodeStreamArgs } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { eventually } from './fixtures/eventually';
-import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { registerDevice } from './fixtures/test-server';
-import { connectRuntimeStub, RuntimeStub } from './fixtures/tunnel-runtime-stub';
+import { useReplicaFleet } from './fixtures/replica-fleet';
 import { peerClientTls, peerKey } from '../apps/server/src/replicas/peer-key';
 import { PEER_HEADERS } from '../apps/server/src/replicas/peer-protocol';
 
@@ -25,29 +20,12 @@ const ON_A = 'peer-listener-on-a';
 const ON_B = 'peer-listener-on-b';
 
 describe('replicas on NATS: the peer listener refuses anything but a replica', () => {
-  let nats: NatsServerHandle;
-  let idp: IdentityProviderHandle;
-  let replicas: ReplicaPair;
-  let alice: Caller;
-  const stubs: RuntimeStub[] = [];
-  const peerPort = () => replicas.b.peerPort;
+  const fleet = useReplicaFleet({ users: { alice: ALICE }, devices: { [OFFLINE]: { owner: 'alice' }, [ON_A]: { owner: 'alice' }, [ON_B]: { owner: 'alice' } } });
+  const peerPort = () => fleet.b.peerPort;
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    idp = await startIdentityProvider();
-    replicas = await startReplicaPair(idp, nats.url);
-    alice = await replicas.a.login(ALICE);
-    await registerDevice(replicas.a, OFFLINE, `user:${ALICE}`, alice);
-    const ca = replicas.a.tunnel!.caFile;
-    stubs.push(await connectRuntimeStub({ port: replicas.a.tunnel!.port, ca, apiKey: await registerDevice(replicas.a, ON_A, `user:${ALICE}`, alice) }));
-    stubs.push(await connectRuntimeStub({ port: replicas.b.tunnelPort, ca, apiKey: await registerDevice(replicas.a, ON_B, `user:${ALICE}`, alice) }));
-  });
-
-  afterAll(async () => {
-    for (const stub of stubs) stub.close();
-    await replicas?.close();
-    await idp?.stop();
-    await nats?.stop();
+    await fleet.stub(ON_A, 'a');
+    await fleet.stub(ON_B, 'b');
   });
 
   it('closes a plain TCP connection that speaks HTTP', async () => {
@@ -74,12 +52,12 @@ describe('replicas on NATS: the peer listener refuses anything but a replica', (
     expect(await handshake({ host: '127.0.0.1', port: peerPort(), rejectUnauthorized: false })).not.toBe('connected');
     expect(await handshake(peerClientTls(peerKey(Buffer.from('another-server-secret-of-32-chars!!')), '127.0.0.1', peerPort()))).not.toBe('connected');
     // The control: the replicas' own key completes it.
-    expect(await handshake(peerClientTls(peerKey(replicas.a.config.serverSecret), '127.0.0.1', peerPort()))).toBe('connected');
+    expect(await handshake(peerClientTls(peerKey(fleet.a.config.serverSecret), '127.0.0.1', peerPort()))).toBe('connected');
   });
 
   it('with the key, serves only devices B itself holds: one held by A (which B knows) or by nobody is refused, never hopped further', async () => {
-    await eventually('B to know the device A holds', async () => (await replicas.b.api.get(`/devices/${ON_A}/status`, alice)).body.status === 'online');
-    const session = h2connect(`http://127.0.0.1:${peerPort()}`, { createConnection: () => tlsConnect(peerClientTls(peerKey(replicas.a.config.serverSecret), '127.0.0.1', peerPort())) });
+    await eventually('B to know the device A holds', async () => (await fleet.user('alice').on('b').route('device_status.one', { device: ON_A })).status === 'online');
+    const session = h2connect(`http://127.0.0.1:${peerPort()}`, { createConnection: () => tlsConnect(peerClientTls(peerKey(fleet.a.config.serverSecret), '127.0.0.1', peerPort())) });
     const peerExec = (device: string) =>
       new Promise<{ status: number; refusal: unknown }>((resolve, reject) => {
         const stream = session.request({

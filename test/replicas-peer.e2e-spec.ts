@@ -8,22 +8,15 @@
  * replicas-peer-listener.e2e-spec.ts.)
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Caller } from './fixtures/api-client';
-import { eventually } from './fixtures/eventually';
+import { eventually, untilSteady } from './fixtures/eventually';
 import { startEchoServer, startFirehoseServer, TargetServer } from './fixtures/forward-targets';
 import { DeviceStreams } from '../apps/cli/src/sdk/device-streams';
 import { openShell } from '../apps/cli/src/sdk/shell-session';
 import { dockerExec } from '../apps/cli/src/sdk/docker-exec';
 import { PodmanService, startPodmanService } from './fixtures/container-engine';
-import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { CliHome, cliHome, svc, svcLogin } from './fixtures/svc-cli';
-import { registerDevice } from './fixtures/test-server';
+import { ReplicaName, useReplicaFleet } from './fixtures/replica-fleet';
 import { PEER_OPEN_TIMEOUT_MS } from '../apps/server/src/replicas/peer-tunnel-session';
 import { PEER_DEAD_AFTER_MS, PEER_PING_MS } from '../apps/server/src/replicas/peer-connections';
 
@@ -39,66 +32,46 @@ const OFFLINE = 'peer-off';
 const MARGIN_MS = 1_500;
 
 describe('replicas on NATS: the peer hop', () => {
-  let nats: NatsServerHandle;
-  let idp: IdentityProviderHandle;
-  let replicas: ReplicaPair;
-  let runtime: RuntimeProcess;
+  const fleet = useReplicaFleet({ users: { alice: ALICE, mallory: MALLORY }, devices: { [DEVICE]: { owner: 'alice' }, [OFFLINE]: { owner: 'alice' } } });
   let echo: TargetServer;
-  let alice: Caller;
-  let mallory: Caller;
-  let cli: CliHome;
-  let home: string;
-  let streams: DeviceStreams;
   let engine: PodmanService;
+  /** Alice's client streams to A (shell, forward, docker), as svc opens them. */
+  let streams: DeviceStreams;
+  const home = () => fleet.dir;
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    idp = await startIdentityProvider();
-    home = mkdtempSync(join(tmpdir(), 'svc-replica-peer-'));
     echo = await startEchoServer({ host: '127.0.0.1' });
-    replicas = await startReplicaPair(idp, nats.url);
-    alice = await replicas.a.login(ALICE);
-    mallory = await replicas.a.login(MALLORY);
-    const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
-    await registerDevice(replicas.a, OFFLINE, `user:${ALICE}`, alice);
-    engine = await startPodmanService(home);
-    runtime = startRuntimeProcess(['run', '--docker-socket', engine.socket], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
-    await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
-    cli = cliHome(replicas.a);
-    await svcLogin(cli, ALICE);
-    streams = new DeviceStreams({ host: '127.0.0.1', port: replicas.a.tunnel!.port, trust: { ca: readFileSync(replicas.a.tunnel!.caFile) }, token: () => alice.token! });
+    engine = await startPodmanService(home());
+    await fleet.startRuntime(DEVICE, { on: 'b', args: ['--docker-socket', engine.socket] });
+    await eventually('A to see the device B holds', async () => (await fleet.user('alice').on('a').route('device_status.one', { device: DEVICE })).status === 'online');
+    streams = await fleet.user('alice').client.streams();
   });
 
+  // After the fleet's teardown (declared first), which stops the runtime that uses the engine.
   afterAll(async () => {
-    await streams?.close();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
     await engine?.stop();
-    await replicas?.close();
     await echo?.close();
-    await idp?.stop();
-    await nats?.stop();
-    cli?.remove();
-    rmSync(home, { recursive: true, force: true });
   });
 
-  const exec = (on: 'a' | 'b', caller: Caller, device: string, command: string[]) => (on === 'a' ? replicas.a.api : replicas.b.api).post('/api/exec', { device, command }, caller);
+  const exec = (on: ReplicaName, who: 'alice' | 'mallory', device: string, command: string[]) => fleet.user(who).on(on).attempt('device_exec', { device, command });
 
   it('exec (JSON) through A on a device held by B answers exactly what B answers', async () => {
     const command = ['sh', '-c', 'seq 1 20000; exit 3'];
-    const [throughA, onB] = [await exec('a', alice, DEVICE, command), await exec('b', alice, DEVICE, command)];
-    expect(throughA.status).toBe(200);
+    const [throughA, onB] = [await exec('a', 'alice', DEVICE, command), await exec('b', 'alice', DEVICE, command)];
+    expect(throughA.ok).toBe(true);
     const expected = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
-    expect(throughA.body).toEqual({ exit_code: 3, output: expected, timed_out: false });
-    expect(onB.body).toEqual(throughA.body);
+    expect(throughA).toEqual({ ok: true, result: { exit_code: 3, output: expected, timed_out: false } });
+    expect(onB).toEqual(throughA);
     // B relayed it: its log names the stream (A authorized and audited it, as for a local device).
-    expect(replicas.b.output()).toMatch(/peer stream exec on device peer-1 for alice@replica-peer\.test/);
+    expect(fleet.b.output()).toMatch(/peer stream exec on device peer-1 for alice@replica-peer\.test/);
   });
 
-  /** POST `path` on A or B asking for NDJSON: the answer's status and raw text. */
-  const ndjson = async (on: 'a' | 'b', path: string, body: object) => {
-    const answer = await replicas[on].api.post(path, body, { ...alice, headers: { accept: 'application/x-ndjson' } });
+  /**
+   * POST `path` on A or B asking for NDJSON: the answer's status and raw text. Raw HTTP: the
+   * media type asked for, and the answer's bytes through the hop, are the REST contract under test.
+   */
+  const ndjson = async (on: ReplicaName, path: string, body: object) => {
+    const answer = await (on === 'a' ? fleet.a.api : fleet.b.api).post(path, body, { ...fleet.user('alice').caller, headers: { accept: 'application/x-ndjson' } });
     expect(answer.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
     return { status: answer.status, text: String(answer.body) };
   };
@@ -128,7 +101,7 @@ describe('replicas on NATS: the peer hop', () => {
   });
 
   it('the files manifest through A is byte for byte the one B answers, with each file\'s SHA-256', async () => {
-    const tree = join(home, 'tree');
+    const tree = join(home(), 'tree');
     const files: Record<string, Buffer> = { 'a.bin': randomBytes(70_000), 'sub/b.txt': Buffer.from('hello ü\n'), 'sub/deeper/c.bin': randomBytes(3) };
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(tree, path)), { recursive: true });
@@ -149,28 +122,29 @@ describe('replicas on NATS: the peer hop', () => {
 
   it('svc forward through A carries a connection to the device held by B byte for byte', async () => {
     const data = randomBytes(3 * 1024 * 1024).toString('base64');
-    const result = await svc(cli, ['forward', '--stdio', DEVICE, String(echo.port)], { input: data });
+    const result = await fleet.user('alice').svc(['forward', '--stdio', DEVICE, String(echo.port)], { input: data });
     expect(result.code).toBe(0);
     expect(result.stdout.length).toBe(data.length);
     expect(result.stdout === data).toBe(true);
   });
 
   it('svc cp up and down through A, to and from the device held by B, keeps every byte (checksums, trailers across the hop)', async () => {
-    const original = join(home, 'payload.bin');
-    const back = join(home, 'payload.back');
+    const original = join(home(), 'payload.bin');
+    const back = join(home(), 'payload.back');
+    const onDevice = join(home(), 'on-device', 'payload.bin');
     const content = randomBytes(5 * 1024 * 1024 + 123);
     writeFileSync(original, content);
-    const up = await svc(cli, ['cp', original, `${DEVICE}:${join(home, 'on-device', 'payload.bin')}`]);
+    const up = await fleet.user('alice').svc(['cp', original, `${DEVICE}:${onDevice}`]);
     expect(up.code).toBe(0);
-    expect(readFileSync(join(home, 'on-device', 'payload.bin')).equals(content)).toBe(true);
-    const down = await svc(cli, ['cp', `${DEVICE}:${join(home, 'on-device', 'payload.bin')}`, back]);
+    expect(readFileSync(onDevice).equals(content)).toBe(true);
+    const down = await fleet.user('alice').svc(['cp', `${DEVICE}:${onDevice}`, back]);
     expect(down.code).toBe(0);
     expect(readFileSync(back).equals(content)).toBe(true);
   });
 
   it('keeps the order local tunnel, then peer, then 503 DEVICE_OFFLINE; a caller without access is told "not found" on A', async () => {
-    expect((await exec('a', alice, OFFLINE, ['true'])).body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
-    expect((await exec('a', mallory, DEVICE, ['true'])).body).toMatchObject({ statusCode: 404, code: 'DEVICE_NOT_FOUND' });
+    expect(await exec('a', 'alice', OFFLINE, ['true'])).toMatchObject({ ok: false, error: { status: 503, code: 'DEVICE_OFFLINE' } });
+    expect(await exec('a', 'mallory', DEVICE, ['true'])).toMatchObject({ ok: false, error: { status: 404, code: 'DEVICE_NOT_FOUND' } });
   });
 
   it('a shell through A on the device held by B starts with its size, follows a resize and passes SIGINT to the foreground job', async () => {
@@ -202,7 +176,7 @@ describe('replicas on NATS: the peer hop', () => {
     expect(result).toMatchObject({ exit_code: 0, timed_out: false });
     expect(result.stdout).toMatch(/^Server:/m);
     expect(result.stdout).toContain('Podman Engine');
-    expect(replicas.b.output()).toMatch(/peer stream docker on device peer-1/);
+    expect(fleet.b.output()).toMatch(/peer stream docker on device peer-1/);
   });
 
   it('a slow reader on A holds the device held by B back (flow control across the hop), then gets every byte', async () => {
@@ -211,12 +185,7 @@ describe('replicas on NATS: the peer hop', () => {
     try {
       const stream = await streams.openForward(DEVICE, { kind: 'tcp', host: '127.0.0.1', port: firehose.port });
       stream.pause();
-      // Wait until the target can hand over no more: every buffer on the way (both hops) is full.
-      let last = -1;
-      while (firehose.sent() !== last) {
-        last = firehose.sent();
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      await untilSteady('the target to hand over no more: every buffer on the way (both hops) full', () => firehose.sent());
       expect(firehose.sent()).toBeLessThan(total / 4);
       let received = 0;
       stream.on('data', (chunk: Buffer) => (received += chunk.length));
@@ -231,39 +200,39 @@ describe('replicas on NATS: the peer hop', () => {
 
   it('a partition A ↛ B (B stopped with SIGSTOP): A answers 503 within the peer timeout, and serves the device again once B is back', async () => {
     // A's connection to B is open (this exec), and the stopped B answers nothing on it.
-    expect((await exec('a', alice, DEVICE, ['true'])).status).toBe(200);
-    replicas.b.child.kill('SIGSTOP');
+    expect((await exec('a', 'alice', DEVICE, ['true'])).ok).toBe(true);
+    fleet.b.child.kill('SIGSTOP');
     try {
       const started = Date.now();
-      const answer = await exec('a', alice, DEVICE, ['true']);
-      expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+      const answer = await exec('a', 'alice', DEVICE, ['true']);
+      expect(answer).toMatchObject({ ok: false, error: { status: 503, code: 'DEVICE_OFFLINE' } });
       expect(Date.now() - started).toBeLessThan(PEER_OPEN_TIMEOUT_MS + MARGIN_MS);
     } finally {
-      replicas.b.child.kill('SIGCONT');
+      fleet.b.child.kill('SIGCONT');
     }
     let last: unknown;
     const back = await eventually('exec through A to work again', async () => {
-      const answer = await exec('a', alice, DEVICE, ['echo', 'again']);
-      last = answer.body;
-      return answer.status === 200 && answer;
-    }, { describe: () => `last answer: ${JSON.stringify(last)}; B: ${replicas.b.output().slice(-1500)}` });
-    expect(back.body).toMatchObject({ output: 'again\n', exit_code: 0 });
+      const answer = await exec('a', 'alice', DEVICE, ['echo', 'again']);
+      last = answer;
+      return answer.ok && answer;
+    }, { describe: () => `last answer: ${JSON.stringify(last)}; B: ${fleet.b.output().slice(-1500)}` });
+    expect(back).toMatchObject({ ok: true, result: { output: 'again\n', exit_code: 0 } });
   });
 
   it('a partition mid-stream (B stopped while an exec runs through A): the caller gets a clean error within the peer keep-alive, not a hang', async () => {
-    const inFlight = exec('a', alice, DEVICE, ['sh', '-c', 'echo started; sleep 60']);
-    const mark = replicas.b.output().length;
-    await eventually('the exec to reach B', () => replicas.b.output().slice(mark).includes(`peer stream exec on device ${DEVICE}`));
-    replicas.b.child.kill('SIGSTOP');
+    const inFlight = exec('a', 'alice', DEVICE, ['sh', '-c', 'echo started; sleep 60']);
+    const mark = fleet.b.output().length;
+    await eventually('the exec to reach B', () => fleet.b.output().slice(mark).includes(`peer stream exec on device ${DEVICE}`));
+    fleet.b.child.kill('SIGSTOP');
     try {
       const stoppedAt = Date.now();
       const answer = await inFlight;
-      expect(answer.body).toMatchObject({ statusCode: 503, code: 'DEVICE_OFFLINE' });
+      expect(answer).toMatchObject({ ok: false, error: { status: 503, code: 'DEVICE_OFFLINE' } });
       // The connection is judged dead at the first ping check PEER_DEAD_AFTER_MS after B's last answer.
       expect(Date.now() - stoppedAt).toBeLessThan(PEER_DEAD_AFTER_MS + PEER_PING_MS + MARGIN_MS);
     } finally {
-      replicas.b.child.kill('SIGCONT');
+      fleet.b.child.kill('SIGCONT');
     }
-    await eventually('exec through A to work again', async () => (await exec('a', alice, DEVICE, ['true'])).status === 200);
+    await eventually('exec through A to work again', async () => (await exec('a', 'alice', DEVICE, ['true'])).ok);
   });
 });

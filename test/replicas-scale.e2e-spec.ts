@@ -5,6 +5,7 @@
  * bench/fleet-worker.js runs them), one replica killed with SIGKILL: every device it held is
  * online again on the others within 30 s, client and server both saying so. `npm run bench`
  * (section replicas) prints the same measurement.
+ * Not on useReplicaFleet: three replicas and thousands of seeded devices behind a round-robin balancer, which bench/replica-fleet.js builds for this suite and `npm run bench` alike.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -21,6 +21,13 @@ const ALICE = 'alice@example.test';
 const WAIT_MS = 30_000;
 /** Loopback counts as far: auto then keeps QUIC, as it does for a server across the internet. */
 const FAR = { SVC_QUIC_NEAR_RTT: 'off' };
+/** `--quic-probe-interval` of the runtimes that must never move to QUIC; a test watches several intervals go by. */
+const PROBE_MS = 100;
+/**
+ * Proves that nothing happens: no probe moves the tunnel within five probe intervals. A deliberate
+ * wait (there is no event to wait for when nothing is to happen), not a guess at a duration.
+ */
+const noProbeMovesIt = () => new Promise((resolve) => setTimeout(resolve, 5 * PROBE_MS));
 
 /** The runtimes of a fleet's server, each `--transport auto` (the default) in its own config directory. */
 function autoRuntimes(fleet: Fleet) {
@@ -97,7 +104,7 @@ describe('runtime transport selection (auto)', () => {
 
   it('on a device without a QUIC binding, auto takes TCP at once and says why in `svc runtime status` and `svc devices status`', async () => {
     // SVC_QUIC_BINDING=none: the runtime acts as on a platform the binding does not ship for (32-bit ARM).
-    const rt = await runtimeWith('auto-no-binding', { SVC_QUIC_BINDING: 'none' }, '--quic-probe-interval', '100ms');
+    const rt = await runtimeWith('auto-no-binding', { SVC_QUIC_BINDING: 'none' }, '--quic-probe-interval', `${PROBE_MS}ms`);
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
     expect(await heldOn('auto-no-binding', 'tcp')).toBe('tcp');
     const why = 'auto: QUIC unavailable on this device (SVC_QUIC_BINDING=none); using TCP';
@@ -115,13 +122,13 @@ describe('runtime transport selection (auto)', () => {
     expect(shown.stdout).toContain(`auto-no-binding: ${why}`);
     device.remove();
     // Still on TCP after several probe intervals: there is nothing to probe with.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await noProbeMovesIt();
     expect(fleet.server.app.get(TunnelRegistry).sessionOf('auto-no-binding')?.carrier).toBe('tcp');
   });
 
   it('to a near server auto takes TCP once QUIC measured the round trip, and says why in `svc runtime status` and `svc devices status`', async () => {
     // Loopback is near at any threshold; 1 s keeps a loaded machine's round trip under it.
-    const rt = await runtime('auto-near', '--quic-near-rtt', '1s', '--quic-probe-interval', '100ms');
+    const rt = await runtime('auto-near', '--quic-near-rtt', '1s', '--quic-probe-interval', `${PROBE_MS}ms`);
     expect(await rt.waitForLog('server is near: tunnel on TCP')).toMatchObject({ round_trip_ms: expect.any(Number) });
     expect(await rt.waitForLog('tunnel up')).toMatchObject({ carrier: 'tcp' });
     expect(await heldOn('auto-near', 'tcp')).toBe('tcp');
@@ -135,7 +142,7 @@ describe('runtime transport selection (auto)', () => {
     expect(await fleet.user('alice').svcJson(['devices', 'status', 'auto-near'])).toMatchObject({ status: 'online', carrier: 'tcp', carrier_note: expect.stringMatching(why) });
     device.remove();
     // No probe moves it back: several probe intervals later it is still on TCP.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await noProbeMovesIt();
     expect(fleet.server.app.get(TunnelRegistry).sessionOf('auto-near')?.carrier).toBe('tcp');
     expect(rt.stderr.join('\n')).not.toContain('tunnel moved to QUIC');
   });

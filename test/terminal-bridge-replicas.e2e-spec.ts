@@ -2,65 +2,38 @@
  * The terminal bridge across replicas on NATS: a page served by replica A drives a device whose
  * tunnel replica B (a real server process) holds, and a ticket issued by one replica opens the
  * socket on the other exactly once (tickets in the NATS KV). Both replicas answer one origin, as
- * behind a load balancer (WEB_ORIGINS).
+ * behind a load balancer (WEB_ORIGINS). POST /api/tickets and /api/ws are no catalog operations:
+ * the bridge's own HTTP and WebSocket routes, asked for raw.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FrameType } from '@svc/common';
-import type { Caller } from './fixtures/api-client';
 import { eventually } from './fixtures/eventually';
-import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
+import { ReplicaName, useReplicaFleet } from './fixtures/replica-fleet';
 import { openTerminalSocket, refusedUpgrade, TerminalSocket } from './fixtures/terminal-socket';
-import { registerDevice } from './fixtures/test-server';
 
 const ALICE = 'alice@term-replicas.test';
 const DEVICE = 'wtr-1';
 const PAGE = 'https://svc.example.test';
 
 describe('terminal bridge across replicas', () => {
-  let nats: NatsServerHandle;
-  let idp: IdentityProviderHandle;
-  let replicas: ReplicaPair;
-  let runtime: RuntimeProcess;
-  let alice: Caller;
-  let home: string;
+  const fleet = useReplicaFleet({ env: { WEB_ORIGINS: PAGE }, users: { alice: ALICE }, devices: { [DEVICE]: { owner: 'alice', runtime: { on: 'b' } } } });
   const open: TerminalSocket[] = [];
+  const alice = () => fleet.user('alice').caller;
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    idp = await startIdentityProvider();
-    home = mkdtempSync(join(tmpdir(), 'svc-term-replicas-'));
-    replicas = await startReplicaPair(idp, nats.url, { WEB_ORIGINS: PAGE });
-    alice = await replicas.a.login(ALICE);
-    const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
-    await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
+    await eventually('A to see the device B holds', async () => (await fleet.user('alice').on('a').route('device_status.one', { device: DEVICE })).status === 'online');
+    // Before the fleet's teardown: an open socket would hold its replica's close.
+    fleet.cleanup(() => open.forEach((socket) => socket.ws.terminate()));
   });
 
-  afterAll(async () => {
-    for (const socket of open) socket.ws.terminate();
-    runtime?.kill('SIGTERM');
-    await runtime?.exited;
-    await replicas?.close();
-    await idp?.stop();
-    await nats?.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  async function ticket(on: 'a' | 'b', body: Record<string, unknown>): Promise<string> {
-    const res = await replicas[on].api.call('POST', '/api/tickets', { ...alice, headers: { origin: PAGE } }, body);
+  async function ticket(on: ReplicaName, body: Record<string, unknown>): Promise<string> {
+    const res = await (on === 'a' ? fleet.a.api : fleet.b.api).call('POST', '/api/tickets', { ...alice(), headers: { origin: PAGE } }, body);
     expect(res.status).toBe(201);
     expect(res.body.url).toMatch(/^wss:\/\/svc\.example\.test\/api\/ws\?ticket=/);
     return res.body.ticket;
   }
 
-  async function connect(on: 'a' | 'b', ticketValue: string): Promise<TerminalSocket> {
-    const socket = await openTerminalSocket(`${replicas[on].url.replace(/^http/, 'ws')}/api/ws?ticket=${ticketValue}`, { origin: PAGE, token: alice.token });
+  async function connect(on: ReplicaName, ticketValue: string): Promise<TerminalSocket> {
+    const socket = await openTerminalSocket(`${fleet.url(on).replace(/^http/, 'ws')}/api/ws?ticket=${ticketValue}`, { origin: PAGE, token: alice().token });
     open.push(socket);
     return socket;
   }
@@ -79,7 +52,7 @@ describe('terminal bridge across replicas', () => {
     await expect(run.exit).resolves.toMatchObject({ exit_code: 0 });
     expect(run.text()).toBe('through the bus\n');
     await expect(run.closed).resolves.toEqual({ code: 1000, reason: 'exited' });
-    const again = `${replicas.b.url.replace(/^http/, 'ws')}/api/ws?ticket=${value}`;
-    await expect(refusedUpgrade(again, { origin: PAGE, token: alice.token })).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+    const again = `${fleet.b.url.replace(/^http/, 'ws')}/api/ws?ticket=${value}`;
+    await expect(refusedUpgrade(again, { origin: PAGE, token: alice().token })).resolves.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
   });
 });

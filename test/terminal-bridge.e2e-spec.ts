@@ -3,7 +3,8 @@
  * bridge on REST_PORT (`/api/ws?ticket=…`, Node's `ws` client standing in for the browser) →
  * the same shell and exec streams the CLI uses → a real runtime process → a PTY or a command.
  * The socket carries its presenter's access token as a subprotocol (never in the URL); a ticket
- * opens only for the user it was issued to.
+ * opens only for the user it was issued to. /api/tickets and /api/ws are the bridge's own routes (no
+ * catalog operation) and are asked for raw; audit logs and status are read by name.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -99,8 +100,8 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       const term = await shell();
       type(term, 'exit');
       await term.exit;
-      const logs = await server.api.get('/devices/wt-1/audit-logs?max=1000', alice);
-      expect(logs.body.logs).toContainEqual(expect.objectContaining({ user: ALICE, action: 'device.shell_opened', details: 'shell: login shell (via browser)' }));
+      const logs = await fleet.user('alice').route('device_audit_logs.one', { device: 'wt-1', max: 1000 });
+      expect(logs.logs).toContainEqual(expect.objectContaining({ user: ALICE, action: 'device.shell_opened', details: 'shell: login shell (via browser)' }));
     });
 
     it('hangs the shell up when the browser goes away', async () => {
@@ -120,8 +121,8 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       expect(run.text(FrameType.STDOUT)).toBe('out\n');
       expect(run.text(FrameType.STDERR)).toBe('err\n');
       await expect(run.closed).resolves.toEqual({ code: 1000, reason: 'exited' });
-      const logs = await server.api.get('/devices/wt-1/audit-logs?max=1000', alice);
-      expect(logs.body.logs).toContainEqual(expect.objectContaining({ user: ALICE, action: 'device.exec', details: "exec: sh -c echo out; echo err >&2; exit 7 (via browser)" }));
+      const logs = await fleet.user('alice').route('device_audit_logs.one', { device: 'wt-1', max: 1000 });
+      expect(logs.logs).toContainEqual(expect.objectContaining({ user: ALICE, action: 'device.exec', details: "exec: sh -c echo out; echo err >&2; exit 7 (via browser)" }));
     });
 
     it('carries stdin to its end and a Ctrl-C to the command', async () => {
@@ -282,7 +283,7 @@ describe('terminal bridge: tickets and the WebSocket (real runtime)', () => {
       const url = await ticketFor(alice, { device: 'wt-2', operation: 'device_shell' });
       device.runtime!.kill('SIGTERM');
       await device.runtime!.exited;
-      await eventually('wt-2 offline', async () => (await server.api.get('/devices/wt-2/status', alice)).body.status === 'offline');
+      await eventually('wt-2 offline', async () => (await fleet.user('alice').route('device_status.one', { device: 'wt-2' })).status === 'offline');
       const term = await connect(url);
       await expect(term.closed).resolves.toEqual({ code: 4503, reason: 'DEVICE_OFFLINE' });
       expect(JSON.parse(term.frames.find((f) => f.type === FrameType.ERROR)!.payload.toString('utf8'))).toEqual({ code: 'DEVICE_OFFLINE', message: expect.any(String) });

@@ -3,44 +3,28 @@
  * token before it expires, the provider rotates the refresh token, and the page goes on working;
  * signing out revokes the refresh token at the provider.
  */
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openTab, signInThroughProvider, startDashboardServer, Tab } from './fixtures/browser';
+import { signInThroughProvider, Tab, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
 import { DEFAULT_OAUTH_WEB_CLIENT_ID } from '../apps/server/src/config/server-variables';
-import { IdentityProviderHandle, refresh } from './fixtures/oidc';
-import type { TestServer } from './fixtures/test-server';
+import { refresh } from './fixtures/oidc';
 
 describe('web dashboard sessions', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let browser: Browser;
+  // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
+  const web = useBrowserFleet({ identityProvider: { accessTokenTtlSeconds: 65 } });
   let opened: Tab;
   /** Every token grant the page made, in order. */
   const grants: { grant: string; refreshToken: string | undefined; accessToken: string }[] = [];
 
-  beforeAll(async () => {
-    // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
-    ({ idp, server } = await startDashboardServer({ accessTokenTtlSeconds: 65 }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await opened?.close();
-    await browser?.close();
-    await server?.close();
-    await idp?.stop();
-  });
-
   it('renews the access token with the refresh token, which the provider rotates, and keeps working', async () => {
-    opened = await openTab(browser, 1280);
+    opened = await web.openTab(1280);
     const page = opened.page;
-    page.setDefaultTimeout(45_000);
     page.on('response', async (response) => {
       if (!response.url().endsWith('/token') || response.request().method() !== 'POST') return;
       const grant = new URLSearchParams(response.request().postData() ?? '').get('grant_type') ?? '';
       const body = (await response.json()) as { refresh_token?: string; access_token: string };
       grants.push({ grant, refreshToken: body.refresh_token, accessToken: body.access_token });
     });
-    await signInThroughProvider(page, server.url, 'nadia@web.test');
+    await signInThroughProvider(page, web.fleet.server.url, 'nadia@web.test');
     await page.getByText('No devices yet.').waitFor();
 
     await eventually('a refresh_token grant', () => grants.some((g) => g.grant === 'refresh_token'));
@@ -68,11 +52,11 @@ describe('web dashboard sessions', () => {
     await eventually('another renewal', () => grants.length > seen);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Yes, sign me out' }).click();
-    await page.waitForURL(`${server.url}/`);
+    await page.waitForURL(`${web.fleet.server.url}/`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
 
     const latest = grants[grants.length - 1].refreshToken!;
-    await expect(refresh(idp, latest, DEFAULT_OAUTH_WEB_CLIENT_ID)).rejects.toThrow(/invalid_grant/);
+    await expect(refresh(web.fleet.idp, latest, DEFAULT_OAUTH_WEB_CLIENT_ID)).rejects.toThrow(/invalid_grant/);
     expect(revoked).toEqual([latest]);
     expect(opened.consoleErrors).toEqual([]);
   });

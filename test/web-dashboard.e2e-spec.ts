@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { signInThroughProvider, Tab, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
+import { expectRefused } from './fixtures/expect-error';
 import type { FleetSpec } from './fixtures/fleet';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
 import { pollRegistration, registerDevice, startTestServer, submitRegistration } from './fixtures/test-server';
@@ -103,8 +104,8 @@ describe('web dashboard', () => {
     await expect(online.getByRole('cell').nth(4).textContent()).resolves.toMatch(/^\d+[dhms]/);
     await expect(alice.locator('tr[data-device="dev-2"] td').first().textContent()).resolves.toBe('offline');
     // Last seen: the connected device a moment ago, the one that never connected never (as POST /devices/status answers).
-    const statuses = await web.fleet.server.api.post('/devices/status', { devices: ['dev-1', 'dev-2'] }, web.fleet.user('alice').caller);
-    const lastSeen = Object.fromEntries((statuses.body.results as { device: string; last_seen: string | null }[]).map((r) => [r.device, r.last_seen]));
+    const statuses = (await web.fleet.user('alice').run('device_status', { devices: ['dev-1', 'dev-2'] })) as { results: { device: string; last_seen: string | null }[] };
+    const lastSeen = Object.fromEntries(statuses.results.map((r) => [r.device, r.last_seen]));
     expect(Date.parse(lastSeen['dev-1']!)).toBeGreaterThan(Date.now() - 3_600_000);
     expect(lastSeen['dev-2']).toBeNull();
     await expect(online.getByRole('cell').nth(3).textContent()).resolves.toMatch(/^(just now|\d+ s ago|\d+ min ago)$/);
@@ -218,7 +219,7 @@ describe('web dashboard', () => {
 
   it('pages through the devices with GET /devices\'s cursor', async () => {
     for (let i = 0; i < 25; i++) await registerDevice(web.fleet.server, `bulk-${String(i).padStart(2, '0')}`, `user:${ALICE}`, web.fleet.user('alice').caller);
-    const all = ((await web.fleet.server.api.get('/devices?limit=1000', web.fleet.user('alice').caller)).body as { items: { id: string }[] }).items.map((d) => d.id);
+    const all = ((await web.fleet.user('alice').run('devices_list', { limit: 1000 })) as unknown as { items: { id: string }[] }).items.map((d) => d.id);
     expect(all.length).toBeGreaterThan(25);
 
     await alice.goto(`${web.fleet.server.url}/#/devices`);
@@ -309,15 +310,14 @@ describe('web dashboard', () => {
     expect(await victor.getByRole('heading', { name: 'Files' }).count()).toBe(0);
     await victor.getByText('may view this device only').waitFor();
 
-    const refused = await web.fleet.server.api.post('/api/exec', { device: 'dev-1', command: ['echo', 'hi'] }, web.fleet.user('victor').caller);
-    expect(refused.status).toBe(403);
+    const viewer = web.fleet.user('victor');
+    await expectRefused(viewer.run('device_exec', { device: 'dev-1', command: ['echo', 'hi'] }), 403);
 
     // What the page asked: AccessPolicy's answer; a device not shared with the viewer does not exist for them.
-    const victorCaller = web.fleet.user('victor').caller;
-    expect((await web.fleet.server.api.get('/devices/dev-1/capabilities', victorCaller)).body).toEqual({ device_id: 'dev-1', role: 'viewer', owner: false, capabilities: ['device:view'] });
-    expect((await web.fleet.server.api.get('/devices/dev-2/capabilities', victorCaller)).status).toBe(404);
-    expect((await web.fleet.server.api.get('/devices/dev-1/capabilities')).status).toBe(401);
-    const owner = (await web.fleet.server.api.get('/devices/dev-1/capabilities', web.fleet.user('alice').caller)).body;
+    expect(await viewer.run('device_capabilities', { device: 'dev-1' })).toEqual({ device_id: 'dev-1', role: 'viewer', owner: false, capabilities: ['device:view'] });
+    await expectRefused(viewer.run('device_capabilities', { device: 'dev-2' }), 404);
+    await expectRefused(web.fleet.client({}).run('device_capabilities', { device: 'dev-1' }), 401);
+    const owner = await web.fleet.user('alice').run('device_capabilities', { device: 'dev-1' });
     expect(owner).toMatchObject({ role: 'admin', owner: true, capabilities: expect.arrayContaining(['device:exec', 'device:write-files', 'device:own']) });
   });
 

@@ -8,14 +8,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { EventStreams } from '../apps/server/src/events/event-streams.service';
 import { FleetEvents } from '../apps/server/src/events/fleet-events';
-import { launchBrowser, openTab, signInThroughProvider, startDashboardServer, Tab, useBrowserFleet } from './fixtures/browser';
+import { signInThroughProvider, Tab, useBrowserFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
 import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import type { IdentityProviderHandle } from './fixtures/oidc';
-import { submitRegistration, TestServer } from './fixtures/test-server';
+import { submitRegistration } from './fixtures/test-server';
 
 const ALICE = 'alice@live.test';
 /** The bound: the table shows a stopped runtime offline within this, with no reload. */
@@ -201,27 +200,13 @@ describe('web dashboard: live updates', () => {
 });
 
 describe('web dashboard: the live stream and token renewal', () => {
-  let idp: IdentityProviderHandle;
-  let server: TestServer;
-  let browser: Browser;
-  let tab: Tab | undefined;
-
-  beforeAll(async () => {
-    // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
-    ({ idp, server } = await startDashboardServer({ accessTokenTtlSeconds: 65 }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await tab?.close();
-    await browser?.close();
-    await server?.close();
-    await idp?.stop();
-  });
+  // Tokens live 65 s and the dashboard renews them 60 s before they expire: the first renewal comes after ~5 s.
+  const web = useBrowserFleet({ identityProvider: { accessTokenTtlSeconds: 65 } });
 
   it('reconnects with the renewed token at once, resuming from the last id, and keeps one stream open', async () => {
-    tab = await openTab(browser, 1280);
+    const tab = await web.openTab(1280);
     const page = tab.page;
-    page.setDefaultTimeout(45_000);
+    const { server } = web.fleet;
     const streams: { url: string; token: string; lastEventId: string | undefined }[] = [];
     page.on('request', (request) => {
       if (new URL(request.url()).pathname !== '/events') return;

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { useBrowserFleet } from './fixtures/browser';
 import { deployRequest, serviceJob } from './fixtures/deployments';
 import { eventually } from './fixtures/eventually';
+import { expectRefused } from './fixtures/expect-error';
 import type { FleetSpec } from './fixtures/fleet';
 
 const ALICE = 'alice@pages.test';
@@ -71,7 +72,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   const shoot = (page: Page, name: string) => web.shoot(page, name);
 
   const deploymentsOf = async (device: string) =>
-    ((await web.fleet.server.api.post('/devices/deployments/list', { devices: [device] }, web.fleet.user('alice').caller)).body as { results: { deployments: { id: string; active: boolean }[] }[] }).results[0].deployments;
+    ((await web.fleet.user('alice').run('device_deployment_list', { devices: [device] })) as { results: { deployments: { id: string; active: boolean }[] }[] }).results[0].deployments;
 
   let alice: Page;
   let deploymentId: string;
@@ -109,7 +110,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     deploymentId = /Deployed into (\S+)\./.exec(deployed!)![1];
     expect(await deploymentsOf('dev-1')).toEqual([expect.objectContaining({ id: deploymentId, active: true })]);
     // The page sent what `svc deploy` makes of the same file.
-    const shown = (await web.fleet.server.api.get(`/devices/dev-1/deployment?deployment_id=${deploymentId}`, web.fleet.user('alice').caller)).body as { name: string; jobs: unknown[] };
+    const shown = (await web.fleet.user('alice').run('device_deployment_show', { device: 'dev-1', deployment_id: deploymentId })) as { name: string; jobs: unknown[] };
     expect({ name: shown.name, jobs: shown.jobs }).toEqual({ name: 'ticker from the page', jobs: [ticker] });
 
     const row = panel.locator(`tr[data-deployment="${deploymentId}"]`);
@@ -222,8 +223,8 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     );
     expect(await restartsShown('ticker')).toBe(0);
     // What the route answers (read after the page, and restarts only grow).
-    const status = await web.fleet.server.api.post('/devices/deployments/status', { devices: ['dev-1'], deployment_id: restarting }, web.fleet.user('alice').caller);
-    const jobs = (status.body as { results: { jobs: { id: string; restarts: number }[] }[] }).results[0].jobs;
+    const status = await web.fleet.user('alice').run('device_deployment_status', { devices: ['dev-1'], deployment_id: restarting });
+    const jobs = (status as { results: { jobs: { id: string; restarts: number }[] }[] }).results[0].jobs;
     expect(jobs.find((j) => j.id === 'ticker')!.restarts).toBe(0);
     expect(jobs.find((j) => j.id === 'flaky')!.restarts).toBeGreaterThanOrEqual(shown);
 
@@ -255,14 +256,14 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     expect(await victor.getByRole('button', { name: /^(Remove|Stop sharing)/ }).count()).toBe(0);
     expect(await victor.locator('details.deploy').count()).toBe(0);
     expect(await victor.getByLabel('E-mail or organization id').count()).toBe(0);
-    const victorCaller = web.fleet.user('victor').caller;
-    expect((await web.fleet.server.api.post('/devices/dev-1/deployments/jobs', deployRequest([ticker]), victorCaller)).status).toBe(403);
-    expect((await web.fleet.server.api.post('/devices/dev-1/access', { email_or_org_id: 'x@pages.test', role: 'viewer' }, victorCaller)).status).toBe(403);
+    const viewer = web.fleet.user('victor');
+    await expectRefused(viewer.route('device_deploy.jobs', { device: 'dev-1' }, deployRequest([ticker])), 403);
+    await expectRefused(viewer.run('device_access_add', { device: 'dev-1', email_or_org_id: 'x@pages.test', role: 'viewer' }), 403);
 
     await access.getByRole('button', { name: `Stop sharing with ${VICTOR}` }).click();
     await access.getByRole('status').filter({ hasText: `Stopped sharing with ${VICTOR}.` }).waitFor();
     await access.getByText('Not shared.').waitFor();
-    expect((await web.fleet.server.api.get('/devices/dev-1/access', web.fleet.user('alice').caller)).body).toEqual([]);
+    expect(await web.fleet.user('alice').run('device_access_list', { device: 'dev-1' })).toEqual([]);
   });
 
   it('shows a refused share as the API answers it: message and request id', async () => {
@@ -283,7 +284,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     const audit = alice.locator('.card', { has: alice.getByRole('heading', { name: 'Audit log' }) });
     const table = audit.getByRole('table', { name: 'Audit log' });
     await table.waitFor();
-    const logOf = async () => ((await web.fleet.server.api.get('/devices/dev-1/audit-logs?max=200', web.fleet.user('alice').caller)).body as { logs: { timestamp: string; action: string }[] }).logs;
+    const logOf = async () => ((await web.fleet.user('alice').route('device_audit_logs.one', { device: 'dev-1', max: 200 })) as { logs: { timestamp: string; action: string }[] }).logs;
     const shownActions = () => table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-action')));
     // The page's own requests are audited too (its files panel lists a directory: device.file_read),
     // and may land after the audit panel loaded: once they have, "Show" reloads it, and then it is the API's log.
@@ -324,8 +325,8 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await alice.getByLabel('Member e-mail').fill('carol@pages.test');
     await alice.getByRole('button', { name: 'Add member' }).click();
     await members.locator('[data-member="carol@pages.test"]').waitFor();
-    const caller = web.fleet.user('alice').caller;
-    expect((await web.fleet.server.api.get('/orgs/acme/members', caller)).body).toEqual(expect.arrayContaining([{ email: VICTOR, role: 'editor' }, { email: 'carol@pages.test', role: 'viewer' }]));
+    const owner = web.fleet.user('alice');
+    expect(await owner.run('org_members_list', { org_id: 'acme' })).toEqual(expect.arrayContaining([{ email: VICTOR, role: 'editor' }, { email: 'carol@pages.test', role: 'viewer' }]));
     await alice.getByRole('button', { name: 'Remove carol@pages.test' }).click();
     await eventually('carol gone', async () => (await members.locator('[data-member="carol@pages.test"]').count()) === 0);
 
@@ -334,7 +335,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await alice.getByRole('button', { name: 'Move into acme' }).click();
     const devices = alice.getByRole('list', { name: 'Devices of acme' });
     await devices.getByRole('link', { name: 'garage-gateway' }).waitFor();
-    expect((await web.fleet.server.api.get('/orgs/acme/devices', caller)).body).toEqual([expect.objectContaining({ id: 'dev-2' })]);
+    expect(await owner.run('org_devices_list', { org_id: 'acme' })).toEqual([expect.objectContaining({ id: 'dev-2' })]);
     await shoot(alice, 'orgs-detail');
     await alice.getByRole('button', { name: 'Take garage-gateway out' }).click();
     await alice.getByText('No device belongs to this organization.').waitFor();
@@ -349,6 +350,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   });
 
   it('lists users awaiting approval for an administrator only, who approves them', async () => {
+    // GET /me is no catalog operation (the account itself): asked for raw.
     const newcomer = await web.fleet.server.login(NEWCOMER);
     expect((await web.fleet.server.api.get('/me', newcomer)).status).toBe(403);
 
@@ -358,7 +360,7 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
     await victor.getByRole('heading', { name: 'Organizations' }).waitFor();
     await victor.getByRole('button', { name: 'acme' }).waitFor();
     expect(await victor.getByRole('heading', { name: 'Users awaiting approval' }).count()).toBe(0);
-    expect((await web.fleet.server.api.get('/me/capabilities', web.fleet.user('victor').caller)).body).toEqual({ capabilities: [] });
+    expect(await web.fleet.user('victor').run('server_capabilities', {})).toEqual({ capabilities: [] });
 
     await alice.goto(`${web.fleet.server.url}/#/devices`);
     await alice.goto(`${web.fleet.server.url}/#/orgs`);
@@ -372,16 +374,15 @@ describe('web dashboard: deployments, access, audit, organizations, users', () =
   });
 
   it('answers what the caller may do on the server and on an organization, from AccessPolicy', async () => {
-    const api = web.fleet.server.api;
-    const [aliceCaller, victorCaller] = [web.fleet.user('alice').caller, web.fleet.user('victor').caller];
-    expect((await api.get('/me/capabilities', aliceCaller)).body).toEqual({ capabilities: ['server:create-orgs', 'server:manage-users', 'server:read-metrics'] });
-    expect((await api.get('/me/capabilities', victorCaller)).body).toEqual({ capabilities: [] });
-    expect((await api.get('/orgs/acme/capabilities', aliceCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices', 'org:manage', 'org:move-devices', 'org:delete'] });
-    expect((await api.get('/orgs/acme/capabilities', victorCaller)).body).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices'] });
+    const [alice, victor, nobody] = [web.fleet.user('alice'), web.fleet.user('victor'), web.fleet.client({})];
+    expect(await alice.run('server_capabilities', {})).toEqual({ capabilities: ['server:create-orgs', 'server:manage-users', 'server:read-metrics'] });
+    expect(await victor.run('server_capabilities', {})).toEqual({ capabilities: [] });
+    expect(await alice.run('org_capabilities', { org_id: 'acme' })).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices', 'org:manage', 'org:move-devices', 'org:delete'] });
+    expect(await victor.run('org_capabilities', { org_id: 'acme' })).toEqual({ org_id: 'acme', capabilities: ['org:view', 'org:devices'] });
     // An organization the caller cannot see does not exist for it; no credentials, no answer.
-    const hidden = await api.get('/orgs/hidden/capabilities', victorCaller);
-    expect([hidden.status, (hidden.body as { code: string }).code]).toEqual([404, 'NOT_FOUND']);
-    expect((await api.get('/orgs/no-such-org/capabilities', aliceCaller)).status).toBe(404);
-    for (const path of ['/me/capabilities', '/orgs/acme/capabilities']) expect((await api.get(path)).status).toBe(401);
+    await expectRefused(victor.run('org_capabilities', { org_id: 'hidden' }), 404, 'NOT_FOUND');
+    await expectRefused(alice.run('org_capabilities', { org_id: 'no-such-org' }), 404);
+    await expectRefused(nobody.run('server_capabilities', {}), 401);
+    await expectRefused(nobody.run('org_capabilities', { org_id: 'acme' }), 401);
   });
 });

@@ -5,18 +5,9 @@
  * Run command reach it through B, and when the runtime stops A's page shows it offline from the
  * event stream (which crosses replicas through the bus), without a reload and without a console error.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openTab, signInThroughProvider, Tab } from './fixtures/browser';
+import type { Page } from 'playwright-core';
+import { useBrowserReplicaFleet } from './fixtures/browser';
 import { eventually } from './fixtures/eventually';
-import { onFreePort } from './fixtures/free-port';
-import { NatsServerHandle, startNatsServer } from './fixtures/nats-server';
-import { IdentityProviderHandle, startIdentityProvider } from './fixtures/oidc';
-import { ReplicaPair, startReplicaPair } from './fixtures/replica-process';
-import { RuntimeProcess, startRuntimeProcess } from './fixtures/runtime-process';
-import { registerDevice } from './fixtures/test-server';
 
 const ALICE = 'alice@web-replicas.test';
 const DEVICE = 'wrp-1';
@@ -25,64 +16,22 @@ const DEVICE = 'wrp-1';
 const screen = (page: Page) => page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()).join('\n'));
 
 describe('web dashboard across replicas', () => {
-  let nats: NatsServerHandle;
-  let idp: IdentityProviderHandle;
-  let replicas: ReplicaPair;
-  let runtime: RuntimeProcess | null = null;
-  let browser: Browser;
-  let tab: Tab;
+  // Replica A serves the page; the runtime's tunnel is held by B.
+  const web = useBrowserReplicaFleet({ users: { alice: ALICE }, devices: { [DEVICE]: { owner: 'alice', runtime: { on: 'b' } } } });
   let page: Page;
-  let home: string;
+  const fleet = () => web.fleet;
 
   beforeAll(async () => {
-    // Replica A serves the page: its address is the dashboard's redirect URI, known to the provider before either starts
-    // (another suite may take the port meanwhile: then both start again on another).
-    nats = await startNatsServer();
-    ({ idp, replicas } = await onFreePort(async (portA) => {
-      const provider = await startIdentityProvider({ webRedirectUris: [`http://127.0.0.1:${portA}/`] });
-      try {
-        return { idp: provider, replicas: await startReplicaPair(provider, nats.url, {}, { REST_PORT: String(portA) }) };
-      } catch (error) {
-        await provider.stop();
-        throw error;
-      }
-    }));
-    const alice = await replicas.a.login(ALICE);
-    const apiKey = await registerDevice(replicas.a, DEVICE, `user:${ALICE}`, alice);
-    home = mkdtempSync(join(tmpdir(), 'svc-web-replicas-'));
-    // The runtime's tunnel is held by B.
-    runtime = startRuntimeProcess(['run'], { HOME: home, SVC_CONFIG_DIR: join(home, 'svc'), SVC_SERVER_URL: replicas.b.url, SVC_CA_FILE: replicas.a.tunnel!.caFile, SVC_API_KEY: apiKey });
-    await runtime.waitForLog('tunnel up');
-    await eventually('A to see the device B holds', async () => (await replicas.a.api.get(`/devices/${DEVICE}/status`, alice)).body.status === 'online');
-    browser = await launchBrowser();
-  });
-  // The browser first (its open stream would hold A's close), then the runtime, then the replicas.
-  afterAll(async () => {
-    await tab?.close();
-    await browser?.close();
-    if (runtime) {
-      runtime.kill('SIGTERM');
-      await runtime.exited;
-    }
-    await replicas?.close();
-    await idp?.stop();
-    await nats?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-  afterEach(() => {
-    expect(tab?.consoleErrors ?? []).toEqual([]);
+    await eventually('A to see the device B holds', async () => (await fleet().user('alice').on('a').route('device_status.one', { device: DEVICE })).status === 'online');
   });
 
   it('signs in on A and shows the device that B holds online', async () => {
-    tab = await openTab(browser, 1280);
-    page = tab.page;
-    page.setDefaultTimeout(45_000);
-    await signInThroughProvider(page, replicas.a.url, ALICE);
+    page = (await web.signedIn(ALICE)).page;
     await page.locator(`tr[data-device="${DEVICE}"] td[data-label="Status"]`, { hasText: /^online$/ }).waitFor();
   });
 
   it('opens the terminal on A and reads back what the shell on the device (through B) prints', async () => {
-    await page.goto(`${replicas.a.url}/#/devices/${DEVICE}`);
+    await page.goto(`${fleet().a.url}/#/devices/${DEVICE}`);
     await page.getByRole('heading', { name: 'Terminal' }).waitFor();
     await page.locator('[data-terminal-state="idle"]').waitFor();
     await page.getByRole('button', { name: 'Open terminal' }).click();
@@ -100,7 +49,7 @@ describe('web dashboard across replicas', () => {
     await page.keyboard.press('Enter');
     await expect(page.locator('[data-shell-exit-code]').getAttribute('data-shell-exit-code')).resolves.toBe('0');
     // B relayed it (A's bridge reached the device over the peer hop).
-    expect(replicas.b.output()).toMatch(new RegExp(`peer stream \\w+ on device ${DEVICE} for ${ALICE.replace('.', '\\.')}`));
+    expect(fleet().b.output()).toMatch(new RegExp(`peer stream \\w+ on device ${DEVICE} for ${ALICE.replace('.', '\\.')}`));
   });
 
   it('runs a command on A through B: its output and exit code 0', async () => {
@@ -108,7 +57,7 @@ describe('web dashboard across replicas', () => {
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.locator('[data-exit-code="0"]').waitFor();
     expect(await page.getByLabel('Output').textContent()).toBe('across-42\n');
-    expect(replicas.b.output().match(new RegExp(`peer stream \\w+ on device ${DEVICE} `, 'g'))?.length).toBeGreaterThanOrEqual(2);
+    expect(fleet().b.output().match(new RegExp(`peer stream \\w+ on device ${DEVICE} `, 'g'))?.length).toBeGreaterThanOrEqual(2);
   });
 
   it('shows the device offline on A, live, when the runtime held by B stops', async () => {
@@ -118,9 +67,9 @@ describe('web dashboard across replicas', () => {
     await eventually('the live indicator', async () => (await page.locator('.top .live').getAttribute('data-state')) === 'live');
     // A marker on window survives only if the page is not reloaded.
     await page.evaluate("window.__marker = 'set before'");
-    runtime!.kill('SIGTERM');
-    await runtime!.exited;
-    runtime = null;
+    const runtime = fleet().device(DEVICE).runtime!;
+    runtime.kill('SIGTERM');
+    await runtime.exited;
     const exitedAt = Date.now();
     await status.filter({ hasText: /^offline$/ }).waitFor();
     process.stdout.write(`web-replicas: offline shown on A ${Date.now() - exitedAt} ms after the runtime held by B exited\n`);
