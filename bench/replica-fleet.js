@@ -166,20 +166,37 @@ async function onlineCount(replica, auth, ids) {
   return online;
 }
 
+/** The default admin key of a staging server (GET /metrics is behind it). */
+const ADMIN_KEY = 'svc-default-admin-key-change-me';
+
+/** Tunnels `replica` holds itself (svc_tunnels of its GET /metrics, every carrier), or -1. */
+async function heldTunnels(replica) {
+  const res = await request(`${replica.url}/metrics`, { headers: { 'x-admin-key': ADMIN_KEY } }).catch(() => ({ status: 0 }));
+  if (res.status !== 200) return -1;
+  return res.body.split('\n').filter((line) => line.startsWith('svc_tunnels{')).reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
 /**
- * Kills `victim` with SIGKILL and times until every tunnel it held (as the balancer counted them)
- * was lost and is up again, and `witness` (a surviving replica) lists every device of `ids`
- * online: `{ seconds, moved }`.
+ * Kills `victim` with SIGKILL and times until the surviving replicas hold every device's tunnel
+ * themselves (their own svc_tunnels add up to all of `ids`), every tunnel client is up, and
+ * `witness` (a survivor) lists every device of `ids` online: `{ seconds, moved }`, `moved` being
+ * the tunnels the balancer had open to the victim. The survivors' own counts, not the balancer's
+ * or the clients': a connection the balancer counted may have been a client's handshake still
+ * under way (not a device that moved), and a witness may list the victim's devices online until
+ * their entries expire.
  */
-async function rehome({ fleet, balancer, victim, witness, auth, ids, deadlineMs }) {
+async function rehome({ fleet, balancer, victim, witness, auth, ids, survivors, deadlineMs }) {
   const moved = balancer.held(victim.tunnelPort);
-  const downsBefore = fleet.downs;
   const started = Date.now();
   await victim.kill();
+  let held = [];
   await until(
-    async () => fleet.downs - downsBefore >= moved && fleet.upCount() === ids.length && (await onlineCount(witness, auth, ids)) === ids.length,
+    async () => {
+      held = await Promise.all(survivors.map(heldTunnels));
+      return held.reduce((a, b) => a + b, 0) === ids.length && fleet.upCount() === ids.length && (await onlineCount(witness, auth, ids)) === ids.length;
+    },
     deadlineMs,
-    () => `${fleet.downs - downsBefore}/${moved} tunnels of ${victim.id} lost, ${fleet.upCount()}/${ids.length} up again`,
+    () => `survivors hold ${held.join(' + ')} of ${ids.length} tunnels, ${fleet.upCount()}/${ids.length} clients up`,
   );
   return { seconds: (Date.now() - started) / 1000, moved };
 }

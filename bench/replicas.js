@@ -123,7 +123,8 @@ async function scale(issuer) {
     const figures = await rounds(async (i) => {
       const victim = replicas[i % replicas.length];
       const witness = replicas[(i + 1) % replicas.length];
-      const { seconds, moved } = await rehome({ fleet, balancer: tunnels, victim, witness, auth, ids, deadlineMs: 300_000 });
+      const survivors = replicas.filter((replica) => replica !== victim);
+      const { seconds, moved } = await rehome({ fleet, balancer: tunnels, victim, witness, auth, ids, survivors, deadlineMs: 300_000 });
       await victim.restart();
       return { seconds, moved };
     });

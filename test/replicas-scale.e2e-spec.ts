@@ -45,9 +45,9 @@ describe('replicas on NATS at scale: 3 replicas, a fleet, one replica killed', (
   it(`one replica killed: its devices are online again on the others within ${REHOME_MS / 1000} s`, async () => {
     // Spread over all three, each holding a share.
     for (const replica of replicas) expect(tunnels.held(replica.tunnelPort)).toBeGreaterThan(RUNTIMES / 6);
-    const { seconds, moved } = await rehome({ fleet, balancer: tunnels, victim: replicas[2], witness: replicas[0], auth, ids, deadlineMs: REHOME_MS });
+    // Within REHOME_MS the two survivors hold all RUNTIMES tunnels themselves and list every device online.
+    const { seconds, moved } = await rehome({ fleet, balancer: tunnels, victim: replicas[2], witness: replicas[0], auth, ids, survivors: replicas.slice(0, 2), deadlineMs: REHOME_MS });
     process.stderr.write(`replicas-scale: ${moved} of ${RUNTIMES} devices re-homed in ${seconds.toFixed(1)} s\n`);
     expect(moved).toBeGreaterThan(RUNTIMES / 6);
-    expect(tunnels.held(replicas[0].tunnelPort) + tunnels.held(replicas[1].tunnelPort)).toBe(RUNTIMES);
   }, 120_000);
 });
