@@ -22,7 +22,8 @@ import { GatewayModule } from './gateway/gateway.module';
 import { RegistrationsModule } from './registrations/registrations.module';
 import { RelayModule } from './relay/relay.module';
 import { DeploymentsModule } from './deployments/deployments.module';
-import { ReplicasModule } from './replicas/replicas.module';
+import { ReplicaListenerModule } from './replicas/replica-listener.module';
+import { TunnelsModule } from './replicas/tunnels.module';
 import { TerminalModule } from './terminal/terminal.module';
 import { EventsModule } from './events/events.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -48,8 +49,6 @@ export class AppModule {
         ...StorageModule.connection(config.storage),
         StorageModule,
         MetricsModule,
-        // NATS_URL: the tunnel directory (and events) shared with the other replicas.
-        ...(config.replicas ? [ReplicasModule.forRoot()] : []),
         AuditModule,
         // GET /events; the features emit through FleetEventsModule, which each imports.
         EventsModule,
@@ -64,8 +63,11 @@ export class AppModule {
         FilesModule,
         GatewayModule,
         TerminalModule,
-        // The tunnel's ports: device keys and their revocations, and the client-stream gateway.
-        RelayModule.forRoot({ listen: options.relay !== false }, [RegistrationsModule, GatewayModule]),
+        // The tunnel's ports: its state (with the replicas' directory and peer hop when NATS_URL is
+        // set), device keys and their revocations, and the client-stream gateway.
+        RelayModule.forRoot({ listen: options.relay !== false }, [TunnelsModule, RegistrationsModule, GatewayModule]),
+        // NATS_URL: this replica's peer listener (the other replicas' streams to its devices).
+        ...(config.replicas ? [ReplicaListenerModule] : []),
       ],
       controllers: [HealthController, AuthConfigController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -14,7 +14,7 @@ export abstract class TicketStore {
   abstract take(hash: string): Promise<string | null>;
 }
 
-/** A global module (ReplicasModule) provides this when replicas share NATS; the terminal module falls back to the in-process map. */
+/** ReplicasModule's NATS KV store when replicas share NATS, else null: the terminal module then keeps the in-process map. */
 export const SHARED_TICKET_STORE = Symbol('SHARED_TICKET_STORE');
 
 /** Bounds the map against a caller minting tickets in a loop (each lives TICKET_TTL_MS). */

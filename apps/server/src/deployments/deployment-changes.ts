@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ReplicaEvents } from '../replicas/replica-events';
 
 /**
@@ -11,7 +11,8 @@ import { ReplicaEvents } from '../replicas/replica-events';
 export class DeploymentChanges {
   private readonly listeners = new Set<(deviceId: string) => void>();
 
-  constructor(@Optional() private readonly events?: ReplicaEvents) {
+  /** `events`: null without NATS_URL (one process). */
+  constructor(@Inject(ReplicaEvents) private readonly events: ReplicaEvents | null) {
     events?.subscribe('deployment.changed', ({ deviceId }) => this.tell(deviceId));
   }
 

@@ -3,7 +3,8 @@ import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DevicesModule } from '../devices/devices.module';
-import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { TunnelsModule } from '../replicas/tunnels.module';
+import { ReplicasModule } from '../replicas/replicas.module';
 import { ServerMetricsModule } from '../common/server-metrics.module';
 import { FleetEventsModule } from '../events/fleet-events.module';
 import { DeploymentChanges } from './deployment-changes';
@@ -22,7 +23,7 @@ import { ReportFreshness } from './report-freshness';
 
 /** Deployments: the REST operations, and the deployment channel to each connected runtime. */
 @Module({
-  imports: [StorageModule, AuditModule, AuthorizationModule, DevicesModule, TunnelStateModule, ServerMetricsModule, FleetEventsModule],
+  imports: [StorageModule, AuditModule, AuthorizationModule, DevicesModule, TunnelsModule, ReplicasModule, ServerMetricsModule, FleetEventsModule],
   providers: [DeploymentsService, DeviceRemovalListener, ReportStore, ReportsRepository, DeploymentsRepository, DeploymentStatusService, DeploymentChanges, DeploymentReports, DeploymentChannels, JobLogsService, ReportFreshness],
   controllers: [catalogController(DeploymentsService, 'deployments'), catalogController(DeploymentStatusService, 'deployments'), DeploymentJobsController],
 })

@@ -3,7 +3,7 @@ import { StorageModule } from '../storage/storage.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
-import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { TunnelsModule } from '../replicas/tunnels.module';
 import { DeviceRecordsModule } from './records/device-records.module';
 import { catalogController } from '../authorization/catalog-controller';
 import { DevicesController } from './devices.controller';
@@ -14,7 +14,7 @@ import { TunnelPresence } from './tunnel-presence';
 
 /** Device lifecycle: listing, status, approval (through registrations), removal; presence from the tunnel. Its records: records/. */
 @Module({
-  imports: [StorageModule, DeviceRecordsModule, AuditModule, AuthorizationModule, RegistrationsModule, TunnelStateModule],
+  imports: [StorageModule, DeviceRecordsModule, AuditModule, AuthorizationModule, RegistrationsModule, TunnelsModule],
   providers: [DevicesService, LastSeenRecorder, TunnelPresence, { provide: DevicePresence, useExisting: TunnelPresence }],
   controllers: [DevicesController, catalogController(DevicesService, 'devices')],
   exports: [DevicesService, DevicePresence],

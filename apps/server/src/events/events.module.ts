@@ -3,7 +3,7 @@ import { AuthenticationModule } from '../authentication/authentication.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { DeviceRecordsModule } from '../devices/records/device-records.module';
 import { OrgRecordsModule } from '../orgs/records/org-records.module';
-import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { TunnelsModule } from '../replicas/tunnels.module';
 import { EventStreamController } from './event-stream.controller';
 import { EventStreams } from './event-streams.service';
 import { EventVisibility } from './event-visibility';
@@ -12,7 +12,7 @@ import { TunnelPresenceEvents } from './tunnel-presence-events';
 
 /** The event stream (GET /events): the window FleetEventsModule fills, shown to each caller through AccessPolicy. */
 @Module({
-  imports: [AuthenticationModule, AuthorizationModule, DeviceRecordsModule, OrgRecordsModule, TunnelStateModule, FleetEventsModule],
+  imports: [AuthenticationModule, AuthorizationModule, DeviceRecordsModule, OrgRecordsModule, TunnelsModule, FleetEventsModule],
   providers: [EventVisibility, EventStreams, TunnelPresenceEvents],
   controllers: [EventStreamController],
   exports: [EventStreams],

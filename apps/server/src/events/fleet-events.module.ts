@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DeviceRecordsModule } from '../devices/records/device-records.module';
+import { ReplicasModule } from '../replicas/replicas.module';
 import { EventJournal } from './event-journal';
 import { FleetEvents } from './fleet-events';
 
@@ -8,5 +9,5 @@ import { FleetEvents } from './fleet-events';
  * replica's window (EventJournal) it writes into. The features that emit import this module; the
  * stream (EventsModule) reads the same window, and neither side imports the other's module.
  */
-@Module({ imports: [DeviceRecordsModule], providers: [EventJournal, FleetEvents], exports: [FleetEvents, EventJournal] })
+@Module({ imports: [DeviceRecordsModule, ReplicasModule], providers: [EventJournal, FleetEvents], exports: [FleetEvents, EventJournal] })
 export class FleetEventsModule {}

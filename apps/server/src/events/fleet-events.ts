@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DeviceRecords } from '../devices/records/device-records';
 import { SYSTEM_ACCESS } from '../devices/records/device-access-scope';
@@ -23,7 +23,8 @@ export class FleetEvents {
     private readonly journal: EventJournal,
     private readonly devices: DeviceRecords,
     private readonly clock: Clock,
-    @Optional() private readonly replicas?: ReplicaEvents,
+    /** Null without NATS_URL: this replica's window is the only one. */
+    @Inject(ReplicaEvents) private readonly replicas: ReplicaEvents | null,
   ) {
     replicas?.subscribe('fleet.event', (body) => {
       if (isFleetEventBody(body)) journal.append(body);

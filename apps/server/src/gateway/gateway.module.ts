@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthorizationModule } from '../authorization/authorization.module';
 import { ClientStreamAcceptor } from '../relay/tunnel-ports';
-import { TunnelStateModule } from '../relay/tunnel-state.module';
+import { TunnelsModule } from '../replicas/tunnels.module';
 import { AuthenticationModule } from '../authentication/authentication.module';
 import { DockerService } from '../docker/docker.service';
 import { ExecStreamService } from '../exec/exec-stream.service';
@@ -14,7 +14,7 @@ import { ClientStreamRouter } from './client-stream.router';
 
 /** Client streams on UNIFIED_PORT (ALPN h2) and the operations they carry (forwards, shells, container engine, exec); the browser's terminal bridge opens shells and execs the same way. */
 @Module({
-  imports: [AuthenticationModule, AuditModule, AuthorizationModule, TunnelStateModule],
+  imports: [AuthenticationModule, AuditModule, AuthorizationModule, TunnelsModule],
   providers: [ClientStreamGateway, { provide: ClientStreamAcceptor, useExisting: ClientStreamGateway }, ClientStreamRouter, ForwardService, ForwardAuditThrottle, ShellService, DockerService, ExecStreamService],
   exports: [ClientStreamGateway, ClientStreamAcceptor, ShellService, ExecStreamService],
 })

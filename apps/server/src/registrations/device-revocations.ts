@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
 import { RevocationsRepository } from './revocations.repository';
@@ -42,7 +42,8 @@ export class DeviceRevocations implements RevocationFeed {
   constructor(
     private readonly revocations: RevocationsRepository,
     private readonly clock: Clock,
-    @Optional() private readonly events?: ReplicaEvents,
+    /** Null without NATS_URL (one process); absent in unit specs. */
+    @Inject(ReplicaEvents) private readonly events: ReplicaEvents | null = null,
   ) {
     this.previousSweep = clock.now().getTime();
     events?.subscribe('device.revoked', (heard) => void this.announce(heard.id, heard.deviceId, Date.parse(heard.revokedAt)));

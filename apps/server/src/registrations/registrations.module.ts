@@ -5,6 +5,7 @@ import { AuthorizationModule } from '../authorization/authorization.module';
 import { DeviceRecordsModule } from '../devices/records/device-records.module';
 import { ServerMetricsModule } from '../common/server-metrics.module';
 import { FleetEventsModule } from '../events/fleet-events.module';
+import { ReplicasModule } from '../replicas/replicas.module';
 import { RevocationFeed, TunnelCredentials } from '../relay/tunnel-ports';
 import { DeviceKeyCredentials } from './device-key-credentials';
 import { DeviceRevocations } from './device-revocations';
@@ -20,7 +21,7 @@ import { RevocationsRepository } from './revocations.repository';
  * ports. An approval writes the device through the devices feature's records (DeviceRecords).
  */
 @Module({
-  imports: [StorageModule, AuditModule, AuthorizationModule, DeviceRecordsModule, ServerMetricsModule, FleetEventsModule],
+  imports: [StorageModule, AuditModule, AuthorizationModule, DeviceRecordsModule, ServerMetricsModule, FleetEventsModule, ReplicasModule],
   providers: [
     RegistrationsService,
     RegistrationEvents,

@@ -31,8 +31,9 @@ export abstract class TunnelDirectory {
 }
 
 /**
- * Provided (by the composition root) when replicas share a directory; without it each process
- * keeps its own InProcessTunnelDirectory. A token, so the tunnel folder names no adapter.
+ * The tunnel state's port for a directory that replicas share (TunnelStateModule.withPorts): null
+ * when the process is alone, which then keeps its own InProcessTunnelDirectory. A token, so the
+ * tunnel folder names no adapter.
  */
 export const SHARED_TUNNEL_DIRECTORY = Symbol('SHARED_TUNNEL_DIRECTORY');
 

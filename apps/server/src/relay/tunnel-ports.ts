@@ -30,8 +30,9 @@ export interface TunnelPresenceListener {
 }
 
 /**
- * Sessions toward devices whose tunnel another replica holds (the peer hop). Provided only when
- * replicas share a directory; asked after this process's own tunnels, before DEVICE_OFFLINE.
+ * Sessions toward devices whose tunnel another replica holds (the peer hop): a port of the tunnel
+ * state (TunnelStateModule.withPorts), null unless replicas share a directory; asked after this
+ * process's own tunnels, before DEVICE_OFFLINE.
  */
 export abstract class PeerSessions {
   abstract sessionFor(deviceId: string): TunnelSession | undefined;

@@ -33,7 +33,8 @@ export class TunnelRegistry {
     private readonly directory: TunnelDirectory,
     private readonly clock: Clock,
     @Optional() @Inject(SERVER_CONFIG) config?: ServerConfig,
-    @Optional() private readonly peers?: PeerSessions,
+    /** Null when this process is alone (the tunnel state's ports); absent in unit specs. */
+    @Inject(PeerSessions) private readonly peers: PeerSessions | null = null,
     @Optional() private readonly metrics?: ServerMetrics,
   ) {
     this.holder = config?.replicaId ?? randomUUID();

@@ -1,8 +1,8 @@
 /**
  * Events one replica tells all the others (not itself), at most once and without order across
- * topics: a hint to act now on what storage already says. Without NATS_URL nothing provides this
- * port; its users then rely on their storage sweep or poll alone, which also stays as the fallback
- * while NATS is unreachable.
+ * topics: a hint to act now on what storage already says. Without NATS_URL this port is null
+ * (ReplicasModule); its users then rely on their storage sweep or poll alone, which also stays as
+ * the fallback while NATS is unreachable.
  */
 export interface ReplicaEventPayloads {
   /** A device's key was revoked (removed, rejected, re-keyed): close its tunnel. `id`: the revocation record's. */

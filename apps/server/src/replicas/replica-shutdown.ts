@@ -1,7 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { TunnelRegistry } from '../relay/tunnel-registry.service';
-import { ReplicaBus } from './replica-bus';
+import type { ReplicaBus } from './replica-bus';
+import { REPLICA_BUS } from './replicas.module';
 
 /**
  * A replica's shutdown in order, before the REST server stops (which waits for every request in
@@ -15,7 +16,8 @@ import { ReplicaBus } from './replica-bus';
 export class ReplicaShutdown implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly registry: TunnelRegistry,
-    private readonly bus: ReplicaBus,
+    /** Never null: ReplicaListenerModule, which provides this, is imported only when NATS_URL is set. */
+    @Inject(REPLICA_BUS) private readonly bus: ReplicaBus,
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
   ) {}
 

@@ -1,45 +1,41 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { SHARED_TUNNEL_DIRECTORY } from '../relay/tunnel-directory';
 import { PeerSessions } from '../relay/tunnel-ports';
-import { TunnelStateModule } from '../relay/tunnel-state.module';
-import { PeerListener } from './peer-listener';
-import { ReplicaShutdown } from './replica-shutdown';
-import { ReplicaBus } from './replica-bus';
 import { ReplicaEvents } from './replica-events';
 import { SHARED_TICKET_STORE } from '../common/ticket-store';
 import { NatsTicketStore } from './nats-ticket-store';
 import { ServerMetrics } from '../common/server-metrics';
 import { ServerMetricsModule } from '../common/server-metrics.module';
+import type { ReplicaBus } from './replica-bus';
+
+/** This process's ReplicaBus: started when NATS_URL is set, null otherwise. */
+export const REPLICA_BUS = Symbol('REPLICA_BUS');
+
+/** The NATS client loads only when NATS_URL is set: required here, at that moment. */
+const replicaBus = (): typeof import('./replica-bus') => require('./replica-bus');
 
 /**
- * Several replicas on one NATS (NATS_URL): provides the shared tunnel directory that the tunnel
- * state module picks up, ReplicaEvents (revocations, deployment changes), which their features
- * take when present, the terminal tickets (SHARED_TICKET_STORE), and the peer hop: PeerSessions (streams through the holding replica) and this
- * replica's PeerListener. Imported by the composition root only when NATS_URL is set.
+ * What several replicas on one NATS (NATS_URL) share, for each module that imports this one: the
+ * tunnel directory (SHARED_TUNNEL_DIRECTORY) and the peer hop (PeerSessions), which TunnelsModule
+ * plugs into relay/; ReplicaEvents (revocations, deployment changes, fleet events); the terminal
+ * tickets (SHARED_TICKET_STORE). Without NATS_URL each is null: one process, and its importers
+ * keep everything in it. Not global, and imported as the class: Nest makes one instance of it, so
+ * the bus is started once whoever imports it.
  */
-@Global()
-@Module({})
-export class ReplicasModule {
-  static forRoot(): DynamicModule {
-    return {
-      module: ReplicasModule,
-      // The peer listener serves streams from this process's own tunnels.
-      imports: [TunnelStateModule, ServerMetricsModule],
-      providers: [
-        {
-          provide: ReplicaBus,
-          useFactory: (config: ServerConfig, metrics: ServerMetrics) => ReplicaBus.start(config.replicas!, config.replicaId, config.serverSecret, metrics),
-          inject: [SERVER_CONFIG, ServerMetrics],
-        },
-        { provide: SHARED_TUNNEL_DIRECTORY, useFactory: (bus: ReplicaBus) => bus.directory, inject: [ReplicaBus] },
-        { provide: ReplicaEvents, useFactory: (bus: ReplicaBus) => bus.events, inject: [ReplicaBus] },
-        { provide: PeerSessions, useFactory: (bus: ReplicaBus) => bus.peers, inject: [ReplicaBus] },
-        { provide: SHARED_TICKET_STORE, useFactory: (bus: ReplicaBus) => NatsTicketStore.open(bus.nc), inject: [ReplicaBus] },
-        PeerListener,
-        ReplicaShutdown,
-      ],
-      exports: [ReplicaBus, SHARED_TUNNEL_DIRECTORY, ReplicaEvents, PeerSessions, SHARED_TICKET_STORE],
-    };
-  }
-}
+@Module({
+  imports: [ServerMetricsModule],
+  providers: [
+    {
+      provide: REPLICA_BUS,
+      useFactory: ({ replicas, replicaId, serverSecret }: ServerConfig, metrics: ServerMetrics) => (replicas ? replicaBus().ReplicaBus.start(replicas, replicaId, serverSecret, metrics) : null),
+      inject: [SERVER_CONFIG, ServerMetrics],
+    },
+    { provide: SHARED_TUNNEL_DIRECTORY, useFactory: (bus: ReplicaBus | null) => bus?.directory ?? null, inject: [REPLICA_BUS] },
+    { provide: ReplicaEvents, useFactory: (bus: ReplicaBus | null) => bus?.events ?? null, inject: [REPLICA_BUS] },
+    { provide: PeerSessions, useFactory: (bus: ReplicaBus | null) => bus?.peers ?? null, inject: [REPLICA_BUS] },
+    { provide: SHARED_TICKET_STORE, useFactory: (bus: ReplicaBus | null) => (bus ? NatsTicketStore.open(bus.nc) : null), inject: [REPLICA_BUS] },
+  ],
+  exports: [REPLICA_BUS, SHARED_TUNNEL_DIRECTORY, ReplicaEvents, PeerSessions, SHARED_TICKET_STORE],
+})
+export class ReplicasModule {}
