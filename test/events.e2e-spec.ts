@@ -7,6 +7,7 @@
  */
 import { Socket, connect } from 'node:net';
 import { EventStreams } from '../apps/server/src/events/event-streams.service';
+import { TunnelRegistry } from '../apps/server/src/relay/tunnel-registry.service';
 import { eventually } from './fixtures/eventually';
 import { openEventStream, EventStreamReader } from './fixtures/event-stream';
 import { defaultJob } from './fixtures/deploy-specs';
@@ -83,6 +84,24 @@ describe('GET /events (Server-Sent Events)', () => {
     await requestRegistration(fleet.server, 'ev-bob-marker-1', `user:${BOB}`);
     await bob.next('registration.pending', (e) => e.data.device_id === 'ev-bob-marker-1');
     expect(bob.events.filter((e) => e.data.device_id === 'ev-live')).toEqual([]);
+  });
+
+  it('tells device.online once for a runtime whose carrier auto settles on TCP (the replacing tunnel is no second one)', async () => {
+    const alice = await open('alice');
+    // Loopback is near at a 1 s threshold: auto comes up on QUIC, then the server gets the TCP tunnel that replaces it.
+    const { runtime } = await fleet.addDevice('ev-auto', { owner: 'alice', runtime: { args: ['--transport', 'auto', '--quic-near-rtt', '1s'] } });
+    await runtime!.waitForLog('server is near: tunnel on TCP');
+    await eventually('the TCP tunnel held', () => fleet.server.app.get(TunnelRegistry).sessionOf('ev-auto')?.carrier === 'tcp');
+    // A marker told after the switch: whatever the switch told arrived before it.
+    await requestRegistration(fleet.server, 'ev-auto-marker', `user:${ALICE}`);
+    await alice.next('registration.pending', (e) => e.data.device_id === 'ev-auto-marker');
+    expect(alice.events.filter((e) => e.event === 'device.online' && e.data.device_id === 'ev-auto')).toHaveLength(1);
+    expect(alice.events.filter((e) => e.event === 'device.offline' && e.data.device_id === 'ev-auto')).toEqual([]);
+    // The runtime's side of the switch is information, not an alarm: the replaced tunnel's close is a debug line.
+    const logged = runtime!.stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string; reason?: string });
+    expect(logged.filter((line) => line.level !== 'debug' && line.level !== 'trace' && /replaced/.test(`${line.msg} ${line.reason ?? ''}`))).toEqual([]);
+    expect(logged.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+    expect(logged.find((line) => line.msg === 'server is near: tunnel on TCP')).toMatchObject({ level: 'info', from: 'quic', to: 'tcp' });
   });
 
   it("tells deployment.status when a device's deployment changes state", async () => {

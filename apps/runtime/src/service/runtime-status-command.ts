@@ -6,6 +6,7 @@ import { readRunningRuntime, RunningRuntime } from '../supervisor/runtime-status
 import type { Systemd } from './systemd-unit';
 import { UNIT_NAME } from './systemd-unit';
 import { environmentOf, parseUnit } from './systemd-words';
+import { lookupAccount, unitConfigDir } from './unit-account';
 
 type Env = Record<string, string | undefined>;
 
@@ -32,7 +33,7 @@ export function runtimeStatus(system: Systemd, env: Env, io: RuntimeIo, json: bo
     unit.active = active.error ?? active.stdout;
     unitActive = active.status === 0;
   }
-  const dir = env.SVC_CONFIG_DIR ?? (installed ? unitConfigDir(system.unitPath) : undefined) ?? configDirectory(env);
+  const dir = env.SVC_CONFIG_DIR ?? (installed ? unitConfigDirOf(system.unitPath) : undefined) ?? configDirectory(env);
   const runtime = readRunningRuntime(dir);
   const credentialsPath = credentialsFilePath({ SVC_CONFIG_DIR: dir });
   const registration = readRegistration(credentialsPath);
@@ -41,29 +42,18 @@ export function runtimeStatus(system: Systemd, env: Env, io: RuntimeIo, json: bo
   return runtime.running || unitActive ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-/** The configuration directory of the unit's service: its SVC_CONFIG_DIR, else that of its User= account. */
-function unitConfigDir(unitPath: string): string | undefined {
+/** The configuration directory of the unit's service: its SVC_CONFIG_DIR, else that of its User= account (root without one). */
+function unitConfigDirOf(unitPath: string): string | undefined {
   try {
     const unit = parseUnit(readFileSync(unitPath, 'utf8'));
-    const configured = environmentOf(unit.get('Service.Environment') ?? []).SVC_CONFIG_DIR;
-    const user = unit.get('Service.User')?.at(-1);
-    const home = user === undefined ? undefined : homeOf(user);
-    return configured ?? (home === undefined ? undefined : configDirectory({ HOME: home }));
+    return unitConfigDir(environmentOf(unit.get('Service.Environment') ?? []), lookupAccount(unit.get('Service.User')?.at(-1)));
   } catch {
     return undefined;
   }
 }
 
-/** An account's home directory, from /etc/passwd (`name:x:uid:gid:gecos:home:shell`). */
-function homeOf(user: string): string | undefined {
-  const entry = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .map((line) => line.split(':'))
-    .find((fields) => fields[0] === user && fields.length >= 7);
-  return entry?.[5];
-}
-
-function readRegistration(path: string): { state: string; device_id?: string; request_id?: string; text: string } {
+/** What the credentials file says about this device's registration (never its key). */
+export function readRegistration(path: string): { state: string; device_id?: string; request_id?: string; text: string } {
   try {
     const credentials = readCredentials(path).device_credentials ?? {};
     if (credentials.api_key) return { state: 'registered', device_id: credentials.device_id, text: `registered as ${credentials.device_id ?? '(unknown id)'}` };

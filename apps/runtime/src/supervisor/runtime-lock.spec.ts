@@ -82,4 +82,17 @@ describe('runtime lock', () => {
     lock.release();
     expect(existsSync(join(dir, LOCK_FILE_NAME))).toBe(true);
   });
+
+  it('a configuration directory it cannot create is a configuration error (exit 2), which the unit does not restart on', () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    let error: unknown;
+    try {
+      acquireRuntimeLock(join(file, 'svc'));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RuntimeExit);
+    expect(error).toMatchObject({ exitCode: 2, message: expect.stringMatching(/^Cannot use the configuration directory .*a-file\/svc: ENOTDIR.*set SVC_CONFIG_DIR/) });
+  });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { EXIT_CODES, RuntimeExit } from '../runtime-exit';
 
 export const LOCK_FILE_NAME = 'runtime.lock';
+const UNUSABLE_DIR = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST']);
 
 interface LockOwner {
   pid: number;
@@ -21,11 +22,17 @@ export interface RuntimeLock {
  * is stale and taken over; a live one stops the newcomer with the holder's pid.
  */
 export function acquireRuntimeLock(dir: string): RuntimeLock {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, LOCK_FILE_NAME);
   const mine: LockOwner = { pid: process.pid, boot_id: currentBootId() };
   const candidate = `${path}.${process.pid}.tmp`;
-  writeFileSync(candidate, `${JSON.stringify(mine)}\n`, { mode: 0o600 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(candidate, `${JSON.stringify(mine)}\n`, { mode: 0o600 });
+  } catch (error) {
+    // A directory this account may not use stays so until someone changes it: a configuration error (exit 2), which the unit does not restart on.
+    if (!UNUSABLE_DIR.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    throw new RuntimeExit(EXIT_CODES.usage, `Cannot use the configuration directory ${dir}: ${(error as Error).message}; set SVC_CONFIG_DIR (or HOME) to a directory this account may write`);
+  }
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

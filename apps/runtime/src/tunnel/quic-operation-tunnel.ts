@@ -59,7 +59,8 @@ export function serveOperationStreams(socket: QuicTunnelSocket, options: Operati
         const block = messages.take(rest);
         if (block?.fields.type === 'goaway' && serverReason === undefined) {
           serverReason = printable(String(block.fields.reason ?? '')) || 'no reason given';
-          log.info('server closing the tunnel', { reason: serverReason });
+          // debug: the loop logs the reason of a tunnel it loses ('tunnel lost'); one that auto replaced itself is no news.
+          log.debug('server closing the tunnel', { reason: serverReason });
           // The loop reconnects at once; the operations in flight here finish first, then this side hangs up.
           settle(`server closed the tunnel: ${serverReason}`);
           operationStreams.drain(() => end('tunnel session closed'));

@@ -94,7 +94,7 @@ function upgradingTunnel(tcp: OpenTunnel, deps: TransportSelectDeps): OpenTunnel
       clearInterval(timer);
       watch(chosen);
       if (stopped) await chosen.close();
-      else if (chosen.carrier === 'quic') deps.log.info('tunnel moved to QUIC', { device_id: quic.deviceId, carrier: 'quic' });
+      else if (chosen.carrier === 'quic') deps.log.info('tunnel moved to QUIC', { device_id: quic.deviceId, from: 'tcp', to: 'quic', carrier: 'quic' });
     } catch (error) {
       deps.log.debug('QUIC probe failed', { error });
     } finally {
@@ -135,7 +135,8 @@ async function unlessNear(quic: OpenTunnel, target: TunnelTarget, deps: Transpor
   const note = `auto: the server is near (QUIC round trip ${rttMs} ms, under ${deps.nearRttMs} ms), where TCP moves data faster; using TCP`;
   try {
     const tcp = await deps.open(target, 'tcp', undefined, note);
-    deps.log.info('server is near: tunnel on TCP', { device_id: tcp.deviceId, round_trip_ms: rttMs });
+    // The carrier switch, told once; the server's close of the QUIC tunnel it replaced is only a debug line.
+    deps.log.info('server is near: tunnel on TCP', { device_id: tcp.deviceId, from: 'quic', to: 'tcp', round_trip_ms: rttMs });
     return tcp;
   } catch (error) {
     if (error instanceof TunnelRefusedError) throw error;

@@ -151,7 +151,8 @@ export async function openTunnel(options: TunnelConnectOptions): Promise<OpenTun
   session?.on('goaway', (code: number, _lastStreamId: number, data?: Buffer) => {
     if (serverReason !== undefined) return;
     serverReason = goawayReason(code, data);
-    log.info('server closing the tunnel', { code, reason: serverReason });
+    // debug: the loop logs the reason of a tunnel it loses ('tunnel lost'); one that auto replaced itself is no news.
+    log.debug('server closing the tunnel', { code, reason: serverReason });
     // The loop reconnects at once; the operations in flight here finish first (HTTP/2's graceful
     // close: no new streams), then this side hangs up.
     settle(`server closed the tunnel: ${serverReason}`);

@@ -6,9 +6,11 @@ import { FleetEvents } from './fleet-events';
 
 /**
  * device.online / device.offline, from the replica whose process the tunnel comes up on or leaves
- * (the other replicas hear it through FleetEvents). A replaced tunnel (a reconnect) is online again;
- * a stale tunnel closed because the device connected to another replica is no offline: that replica
- * told online.
+ * (the other replicas hear it through FleetEvents). A tunnel that replaces one this process still
+ * held (auto's carrier switch, a reconnect before the old one was seen gone) tells nothing: the
+ * device was never offline, and the replaced tunnel's close tells no offline either. A stale
+ * tunnel closed because the device connected to another replica is no offline: that replica told
+ * online.
  */
 @Injectable()
 export class TunnelPresenceEvents implements TunnelPresenceListener {
@@ -20,7 +22,8 @@ export class TunnelPresenceEvents implements TunnelPresenceListener {
     registry.onPresence(this);
   }
 
-  connected(deviceId: string): void {
+  connected(deviceId: string, replacing: boolean): void {
+    if (replacing) return;
     this.events.emit({ type: 'device.online', audience: { deviceId }, deviceId });
   }
 

@@ -25,7 +25,11 @@ export abstract class ClientStreamAcceptor {
 
 /** Told when a device's tunnel comes up on this process and when it goes away. */
 export interface TunnelPresenceListener {
-  connected(deviceId: string): void;
+  /**
+   * `replacing`: the tunnel takes the place of one this process still held (auto's carrier
+   * switch, a reconnect before the old one was seen gone), so the device was never offline here.
+   */
+  connected(deviceId: string, replacing: boolean): void;
   disconnected(deviceId: string): void;
 }
 

@@ -98,6 +98,18 @@ describe('TunnelRegistry', () => {
     expect(touched).toEqual(['d1', 'd1']);
   });
 
+  it('tells its presence listeners whether a tunnel replaces one still held (no second "online" for it), and no offline for the replaced one', () => {
+    const told: string[] = [];
+    registry.onPresence({ connected: (id, replacing) => told.push(`${id} up${replacing ? ' (replacing)' : ''}`), disconnected: (id) => told.push(`${id} down`) });
+    const first = new FakeSession('d1');
+    registry.register(first);
+    registry.register(new FakeSession('d1'));
+    expect(first.closedWith).toBe('replaced by a new connection');
+    registry.sessionOf('d1')!.close('gone');
+    registry.register(new FakeSession('d1'));
+    expect(told).toEqual(['d1 up', 'd1 up (replacing)', 'd1 down', 'd1 up']);
+  });
+
   it('has no entry for a device never seen (the port reads that as offline)', async () => {
     expect(await presenceOf('never')).toBeUndefined();
   });

@@ -55,7 +55,7 @@ export class TunnelRegistry {
     const now = this.clock.now();
     this.registeredAt.set(session, now);
     this.report(this.directory.connected(deviceId, this.holder, now, link));
-    for (const listener of this.presenceListeners) listener.connected(deviceId);
+    for (const listener of this.presenceListeners) listener.connected(deviceId, previous !== undefined);
     this.logger.log(`tunnel up: device ${deviceId} via ${session.carrier} from ${session.remoteAddress} (runtime ${session.runtime.version})`);
     for (const listener of this.registeredListeners) {
       try {
