@@ -132,6 +132,18 @@ describe('hostile input', () => {
       }
     });
 
+    it.each([
+      ['a lone continuation byte', [0x80]],
+      ['a truncated sequence', [0xe2, 0x82]],
+      ['an overlong encoding', [0xc0, 0xaf]],
+      ['a UTF-16 surrogate', [0xed, 0xa0, 0x80]],
+      ['a byte never in UTF-8', [0xff]],
+    ])('refuses a body with %s rather than read it as U+FFFD (400)', async (_name, bytes) => {
+      const body = Buffer.concat([Buffer.from('{"device":"hi-'), Buffer.from(bytes), Buffer.from('dev"}')]);
+      expectErrorBody(await statusOf(body), 400, 'INVALID_INPUT', /not valid UTF-8/);
+      expectErrorBody(await statusOf(gzipSync(body), { 'content-encoding': 'gzip' }), 400, 'INVALID_INPUT', /not valid UTF-8/);
+    });
+
     it('ignores a UTF-8 byte order mark, as RFC 8259 allows', async () => {
       expect((await statusOf(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)]))).status).toBe(200);
     });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, AppOptions } from './app.module';
 import type { ServerConfig } from './config/server-config';
@@ -13,6 +14,7 @@ import { installClientErrorHandler } from './common/client-error.handler';
 import { guardRestConnections } from './common/rest-connections';
 import { closeIdleConnectionsOnStop } from './common/idle-connections-on-stop';
 import { dashboardMiddleware } from './web/dashboard.middleware';
+import { apiDocsSecurityHeaders } from './web/security-headers';
 
 /**
  * REST_PORT against slow clients (slowloris): a request's headers must arrive within 15 s, checked
@@ -57,6 +59,12 @@ export async function createServerApp(config: ServerConfig, options: AppOptions 
       .addApiKey({ type: 'apiKey', in: 'header', name: ADMIN_KEY_HEADER }, 'admin-key')
       .build(),
   );
+  // Swagger UI shares the dashboard's origin: the same protection against framing, sniffing and foreign scripts.
+  const docsHeaders = apiDocsSecurityHeaders();
+  app.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
+    res.set(docsHeaders);
+    next();
+  });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
   return app;
 }

@@ -98,9 +98,17 @@ function refusal(req: Request): DomainError | undefined {
   return undefined;
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Runs on the decoded bytes, before JSON.parse, with the charset the parser would decode with. */
 function checkDecodedBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
   if (charset !== 'utf-8' && charset !== 'utf8') throw new BodyRefused(unsupportedCharset());
+  // The parser would decode invalid sequences as U+FFFD: a name or path changed silently.
+  try {
+    STRICT_UTF8.decode(body);
+  } catch {
+    throw new BodyRefused(new InvalidInputError('Request body is not valid UTF-8'));
+  }
   if (jsonNestsDeeperThan(body, LIMITS.maxJsonDepth)) {
     throw new BodyRefused(new InvalidInputError(`Request body is nested more than ${LIMITS.maxJsonDepth} levels deep`));
   }
