@@ -33,37 +33,31 @@ export function jsonBodyMiddleware(bodyTimeoutMs: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     // A file upload (PUT, octet-stream) is streamed by its route itself, never parsed or buffered here.
     if (req.method === 'PUT' && req.is('application/octet-stream')) return next();
-    const withBody = carriesBody(req);
-    const refused = withBody ? refusal(req) : undefined;
+    const refused = carriesBody(req) ? refusal(req) : undefined;
     if (refused) return next(refused);
-    if (withBody) bodyDeadlines.set(req, { at: Date.now() + bodyTimeoutMs, timeoutMs: bodyTimeoutMs });
     if (readByRoute(req)) return next();
-    readWithinDeadline(parse, req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req, LIMITS.maxJsonBodyBytes)));
+    const done = (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req, LIMITS.maxJsonBodyBytes));
+    if (!carriesBody(req)) return parse(req, res, done);
+    readWithinDeadline(parse, req, res, bodyTimeoutMs, done);
   };
 }
-
-/**
- * When each JSON body must have arrived whole: REST_BODY_TIMEOUT_MS after the middleware saw its
- * headers, whether the middleware reads it or its route does after authentication (a large body).
- */
-const bodyDeadlines = new WeakMap<Request, { at: number; timeoutMs: number }>();
 
 type BodyParser = (req: Request, res: Response, next: (err?: unknown) => void) => void;
 
 /**
- * Runs the parser, but answers 408 REQUEST_TIMEOUT once the body's deadline passes, with
- * `Connection: close` so that the connection (and whatever the sender would still trickle) goes
- * with the answer. The parser's own callback, coming later when the socket closes, is ignored.
+ * Runs the parser, but answers 408 REQUEST_TIMEOUT once the body has not arrived whole within
+ * `timeoutMs` (REST_BODY_TIMEOUT_MS), with `Connection: close` so that the connection (and whatever
+ * the sender would still trickle) goes with the answer. The parser's own callback, coming later
+ * when the socket closes, is ignored. A large body read by its route once the caller is
+ * authenticated has no such deadline, like a streamed upload.
  */
-function readWithinDeadline(parse: BodyParser, req: Request, res: Response, done: (err?: unknown) => void): void {
-  const deadline = bodyDeadlines.get(req);
-  if (!deadline) return parse(req, res, done);
+function readWithinDeadline(parse: BodyParser, req: Request, res: Response, timeoutMs: number, done: (err?: unknown) => void): void {
   let settled = false;
   const timer = setTimeout(() => {
     settled = true;
     res.setHeader('Connection', 'close');
-    done(new DomainError('REQUEST_TIMEOUT', `Request body did not arrive within ${deadline.timeoutMs / 1000} s`));
-  }, Math.max(0, deadline.at - Date.now()));
+    done(new DomainError('REQUEST_TIMEOUT', `Request body did not arrive within ${timeoutMs / 1000} s`));
+  }, timeoutMs);
   parse(req, res, (err?: unknown) => {
     clearTimeout(timer);
     if (!settled) done(err);
@@ -82,7 +76,7 @@ function readByRoute(req: Request): boolean {
 export function readLargeJsonBody(req: Request, res: Response, limit: number): Promise<unknown> {
   if ((req as { _body?: boolean })._body) return Promise.resolve(req.body);
   const parse = json({ limit, strict: true, verify: checkDecodedBody });
-  return new Promise((resolve, reject) => readWithinDeadline(parse, req, res, (err?: unknown) => (err === undefined ? resolve(req.body) : reject(toDomainError(err, req, limit)))));
+  return new Promise((resolve, reject) => parse(req, res, (err?: unknown) => (err === undefined ? resolve(req.body) : reject(toDomainError(err, req, limit)))));
 }
 
 /** A declared length of 0 is no body; some clients send it on every request. */

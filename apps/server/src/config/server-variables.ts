@@ -112,7 +112,7 @@ export const SERVER_VARIABLES = {
   ),
   restBodyTimeoutMs: v.integer(
     'REST_BODY_TIMEOUT_MS',
-    'A JSON request body on `REST_PORT` must arrive whole within this many milliseconds of its headers; otherwise the request is answered 408 and its connection closed. A body the server will not read (an answer given before it, such as a refused upload) must end within as long, or its connection is closed. Streamed file uploads, once authenticated, have no overall deadline.',
+    'A JSON request body on `REST_PORT` must arrive whole within this many milliseconds of its headers; otherwise the request is answered 408 and its connection closed. A body the server will not read (an answer given before it, such as a refused upload) must end within as long, or its connection is closed. Streamed file uploads and the deploy route\'s large body, read once authenticated, have no overall deadline.',
     30_000,
     100,
     600_000,
