@@ -173,6 +173,7 @@ describe('audit logs', () => {
     try {
       writeFileSync(join(local, 'x'), 'hi');
       await expectRefused(owner.run('device_cp', { source: join(local, 'x'), dest: 'aud-1:/tmp/x' }), 503);
+      await expectRefused(owner.route('device_sync.delete', { device: 'aud-1', root: '/tmp', paths: ['x'], sync: 'audit-0001' }), 503);
     } finally {
       rmSync(local, { recursive: true, force: true });
     }

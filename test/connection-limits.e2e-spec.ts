@@ -17,31 +17,16 @@ import { registerDevice, startTestServer, TestServer } from './fixtures/test-ser
 import { connectRuntimeStub } from './fixtures/tunnel-runtime-stub';
 import { dialQuicStream } from './fixtures/quic-dial';
 import { eventually } from './fixtures/eventually';
+import { countClosed, rawConnection } from './fixtures/raw-connection';
 
 const FLOOD = 150;
 /** A TLS 1.3 ClientHello record header announcing 512 bytes, followed by only a few of them. */
 const PARTIAL_CLIENT_HELLO = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]);
 
-interface Tracked {
-  socket: Socket;
-  closed: boolean;
-}
-
-function rawConnection(port: number, localAddress: string, first?: Buffer): Tracked {
-  const socket = netConnect({ host: '127.0.0.1', port, localAddress });
-  const tracked = { socket, closed: false };
-  socket.on('error', () => undefined);
-  socket.on('close', () => (tracked.closed = true));
-  if (first) socket.once('connect', () => socket.write(first));
-  return tracked;
-}
-
 /** A TCP connection to the server from `localAddress`, for TLS to run on. */
 function fromAddress(port: number, localAddress: string): Socket {
   return netConnect({ host: '127.0.0.1', port, localAddress });
 }
-
-const countClosed = (list: { closed: boolean }[]) => list.filter((t) => t.closed).length;
 
 describe('UNIFIED_PORT connection limits', () => {
   let idp: IdentityProviderHandle;

@@ -87,7 +87,7 @@ describe('device names and last seen', () => {
       await expectRefused(rename('ren-1', 'mine', await as(VIEWER)), 403, 'FORBIDDEN', /device:manage/);
       await expectRefused(rename('ren-1', 'mine', await as(STRANGER)), 404, 'DEVICE_NOT_FOUND');
       await expectRefused(rename('ren-1', 'mine', fleet.client({})), 401);
-      for (const name of ['', '   ', 'tab\there', 'rtl\u202Eevil', 'x'.repeat(65), ' lead', 42]) {
+      for (const name of ['', '   ', 'tab\there', 'rtl\u202Eevil', 'x'.repeat(65), ' lead', 42, 'Front\u200bdoor', 'Front door\ufeff', '\u3164', 'tag\u{e0041}', 'a\u115f\u1160b']) {
         await expectRefused(rename('ren-1', name, await as(ALICE)), 400, 'INVALID_INPUT');
       }
       // Raw: the SDK never sends a request without a required parameter.

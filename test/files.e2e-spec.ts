@@ -108,6 +108,21 @@ describe('device files (real runtime)', () => {
     expect(tempFiles(device)).toEqual([]);
   });
 
+  it('audits an upload into a directory under a name with the path it writes', async () => {
+    mkdirSync(join(device, 'into'));
+    const body = 'okay';
+    const res = await fetch(`${server.url}/devices/fs-1/files/content?path=${encodeURIComponent(join(device, 'into'))}&name=ok.txt`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/octet-stream', 'x-svc-size': '4', 'x-svc-sha256': createHash('sha256').update(body).digest('hex') },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ path: join(device, 'into/ok.txt'), size: 4 });
+    const audit = await fleet.user('alice').route('device_audit_logs.one', { device: 'fs-1', max: 1000 });
+    const written = (audit.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.file_written' && e.details.includes('/into'));
+    expect(written).toEqual([expect.objectContaining({ details: expect.stringMatching(new RegExp(`^write ${join(device, 'into/ok.txt')} \\(4 bytes`)) })]);
+  });
+
   describe('device_sync', () => {
     const tree = () => join(local, 'tree');
     const remote = () => join(device, 'synced');
@@ -148,6 +163,19 @@ describe('device files (real runtime)', () => {
       const audit = await fleet.user('alice').route('device_audit_logs.one', { device: 'fs-1', max: 1000 });
       const synced = (audit.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.files_synced');
       expect(synced).toEqual([expect.objectContaining({ details: `sync of ${remote()}: 2 written (9 bytes), 1 deleted` })]);
+      // Each deletion is recorded when it is asked, naming its paths, not only counted in the summary.
+      const deleted = (audit.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.files_deleted');
+      expect(deleted).toEqual([expect.objectContaining({ details: `delete in ${remote()}: stale.txt` })]);
+    });
+
+    it('records the paths of a long deletion as far as an audit entry holds, then how many more', async () => {
+      const paths = Array.from({ length: 300 }, (_, i) => `gone/file-${String(i).padStart(3, '0')}.txt`);
+      await fleet.user('alice').route('device_sync.delete', { device: 'fs-1', root: remote(), paths, sync: 'bounded-01' });
+      const audit = await fleet.user('alice').route('device_audit_logs.one', { device: 'fs-1', max: 1000 });
+      const [entry] = (audit.logs as { action: string; details: string }[]).filter((e) => e.action === 'device.files_deleted' && e.details.includes('gone/'));
+      expect(entry.details.length).toBeLessThanOrEqual(500);
+      const [, listed, more] = /^delete in .+?: (.+) and (\d+) more$/.exec(entry.details)!;
+      expect(listed.split(', ')).toEqual(paths.slice(0, 300 - Number(more)));
     });
 
     it('syncs from the device into a local directory that does not exist yet', async () => {

@@ -132,6 +132,18 @@ describe('hostile input', () => {
       }
     });
 
+    it.each([
+      ['a lone continuation byte', [0x80]],
+      ['a truncated sequence', [0xe2, 0x82]],
+      ['an overlong encoding', [0xc0, 0xaf]],
+      ['a UTF-16 surrogate', [0xed, 0xa0, 0x80]],
+      ['a byte never in UTF-8', [0xff]],
+    ])('refuses a body with %s rather than read it as U+FFFD (400)', async (_name, bytes) => {
+      const body = Buffer.concat([Buffer.from('{"device":"hi-'), Buffer.from(bytes), Buffer.from('dev"}')]);
+      expectErrorBody(await statusOf(body), 400, 'INVALID_INPUT', /not valid UTF-8/);
+      expectErrorBody(await statusOf(gzipSync(body), { 'content-encoding': 'gzip' }), 400, 'INVALID_INPUT', /not valid UTF-8/);
+    });
+
     it('ignores a UTF-8 byte order mark, as RFC 8259 allows', async () => {
       expect((await statusOf(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)]))).status).toBe(200);
     });
@@ -164,12 +176,19 @@ describe('hostile input', () => {
 
   describe('control characters in device_info', () => {
     const CONTROL = ['\u0000', '\u0007', '\t', '\n', '\r', '\u001b', '\u007f', '\u0080', '\u009b', '\u009f', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069', '\u2028', '\u2029'];
+    /** Format characters and fillers that draw nothing or a blank: `dev\u200b2` would pass for `dev2`. */
+    const INVISIBLE = ['\u00ad', '\u200b', '\u200d', '\u2060', '\ufeff', '\u{e0001}', '\u{e0041}', '\u115f', '\u1160', '\u3164', '\uffa0'];
 
-    it.each(CONTROL.map((c) => [`U+${c.codePointAt(0)!.toString(16).padStart(4, '0').toUpperCase()}`, c]))('refuses %s in every field (400 naming it)', async (_name, char) => {
+    it.each([...CONTROL, ...INVISIBLE].map((c) => [`U+${c.codePointAt(0)!.toString(16).padStart(4, '0').toUpperCase()}`, c]))('refuses %s in every field (400 naming it)', async (_name, char) => {
       for (const field of Object.keys(INFO)) {
         const res = await send('POST', '/auth/device', registration({ ...INFO, [field]: `evil${char}[31mred` }));
-        expectErrorBody(res, 400, 'INVALID_INPUT', new RegExp(`device_info\\.${field} must not contain control or bidirectional formatting characters`));
+        expectErrorBody(res, 400, 'INVALID_INPUT', new RegExp(`device_info\\.${field} must not contain control, formatting or invisible characters`));
       }
+    });
+
+    it.each(INVISIBLE.map((c) => [`U+${c.codePointAt(0)!.toString(16).padStart(4, '0').toUpperCase()}`, c]))('refuses %s in the registration name (400 naming it)', async (_name, char) => {
+      const body = JSON.stringify({ device_id: 'hi-named', owner_scope: 'user:alice@hostile.test', name: `dev${char}2`, device_info: INFO, public_key: 'A'.repeat(43) });
+      expectErrorBody(await send('POST', '/auth/device', body), 400, 'INVALID_INPUT', /name: a device name must not contain control, formatting or invisible characters/);
     });
 
     it('keeps other Unicode text as sent', async () => {

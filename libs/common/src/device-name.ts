@@ -8,6 +8,6 @@ export function deviceNameProblem(name: string): string | null {
   if (name.trim().length === 0) return 'a device name must not be empty';
   if (name.trim() !== name) return 'a device name must not start or end with white space';
   if ([...name].length > DEVICE_NAME_MAX_LENGTH) return `a device name has at most ${DEVICE_NAME_MAX_LENGTH} characters`;
-  if (hasControlChars(name)) return 'a device name must not contain control or bidirectional formatting characters';
+  if (hasControlChars(name)) return 'a device name must not contain control, formatting or invisible characters';
   return null;
 }

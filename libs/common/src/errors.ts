@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'NO_ACTIVE_DEPLOYMENT'
   | 'CONFLICT'
   | 'GONE'
+  | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'DEVICE_OFFLINE'
@@ -35,6 +36,8 @@ export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   NO_ACTIVE_DEPLOYMENT: 404,
   CONFLICT: 409,
   GONE: 410,
+  // A request body that did not arrive in time (REST_BODY_TIMEOUT_MS); the connection is closed with it.
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   DEVICE_OFFLINE: 503,

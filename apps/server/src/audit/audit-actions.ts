@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   'device.file_read',
   'device.file_written',
   'device.files_synced',
+  'device.files_deleted',
   'device.forward_opened',
   'device.shell_opened',
   'device.docker_opened',

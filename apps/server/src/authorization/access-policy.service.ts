@@ -27,7 +27,6 @@ import {
 } from '@svc/common';
 import { SERVER_CONFIG, ServerConfig } from '../config/server-config';
 import { DeviceRecords } from '../devices/records/device-records';
-import { callerAccess } from '../devices/records/device-access-scope';
 import { OrgRecords } from '../orgs/records/org-records';
 import { AuditService } from '../audit/audit.service';
 import { DeviceRecord, DeviceShare, OrgRecord } from '../storage/records';
@@ -98,13 +97,13 @@ export class AccessPolicy {
   ) {}
 
   /**
-   * Resolves a `device` parameter (id or name) among the devices the caller reaches, through one
-   * scoped query, and requires `capability`. A reference matching several reachable devices (two
-   * names, or one's id and another's name) is a conflict naming their ids.
+   * Resolves a `device` parameter (id or name) among the devices the caller reaches, tier by tier
+   * (DeviceRecords.referencedBy: its own devices' ids and names before those shared with it), and
+   * requires `capability`. Two devices of the deciding tier named alike are a conflict naming their ids.
    */
   async requireDevice(principal: Principal, ref: string, capability: Capability): Promise<AuthorizedDevice> {
     const user = await this.requireUser(principal);
-    const matches = await this.devices.findByIdOrName(callerAccess(user.scopes), ref);
+    const matches = await this.devices.referencedBy(user.scopes, ref);
     if (matches.length === 0) throw new DeviceNotFoundError();
     if (matches.length > 1) {
       const ids = matches.map((d) => d.id).sort();

@@ -33,7 +33,7 @@ const ORG: OrgRecord = { id: 'crew', owner: 'owner@guard.test', createdAt: new D
 
 function guardFor(role: OrgRole, refusals: string[]) {
   const device = { ...DEVICE, shares: [{ scope: `user:${ME}`, role }] };
-  const devices = { findByIdOrName: async (_scope: unknown, ref: string) => (ref === device.id ? [device] : []) };
+  const devices = { referencedBy: async (_scopes: unknown, ref: string) => (ref === device.id ? [device] : []) };
   const orgs = { findById: async (id: string) => (id === ORG.id ? ORG : null) };
   const audit: Pick<RefusalAudit, 'refused'> = {
     refused: async (_who, what, _subject, error) => {

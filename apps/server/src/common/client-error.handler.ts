@@ -5,7 +5,7 @@ import type { ErrorBody } from '@svc/common';
 
 /**
  * Requests Node refuses before any route sees them (header block over 16 KiB, malformed request
- * line) would get a bare status line. They get the API's error body instead, so every client sees
+ * line, headers not complete within headersTimeout) would get a bare status line. They get the API's error body instead, so every client sees
  * one error shape.
  */
 export function installClientErrorHandler(server: Server): void {
@@ -14,11 +14,13 @@ export function installClientErrorHandler(server: Server): void {
       socket.destroy();
       return;
     }
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const requestId = randomUUID();
-    const body: ErrorBody = tooLarge
-      ? { statusCode: 431, error: 'Request Header Fields Too Large', message: 'Request line or headers are too large (limit 16 KiB)', code: 'INVALID_INPUT', requestId }
-      : { statusCode: 400, error: 'Bad Request', message: 'Malformed HTTP request', code: 'INVALID_INPUT', requestId };
+    const body: ErrorBody =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? { statusCode: 431, error: 'Request Header Fields Too Large', message: 'Request line or headers are too large (limit 16 KiB)', code: 'INVALID_INPUT', requestId }
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? { statusCode: 408, error: 'Request Timeout', message: 'Request headers did not arrive in time', code: 'REQUEST_TIMEOUT', requestId }
+          : { statusCode: 400, error: 'Bad Request', message: 'Malformed HTTP request', code: 'INVALID_INPUT', requestId };
     const json = JSON.stringify(body);
     socket.end(
       `HTTP/1.1 ${body.statusCode} ${body.error}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -28,7 +28,7 @@ class BodyRefused extends Error {
  * levels of nesting. Every refusal is a domain error here, where its cause is known: Nest would
  * turn the parser's own errors into a 400 with the parser's words, or a 500 for decoding errors.
  */
-export function jsonBodyMiddleware() {
+export function jsonBodyMiddleware(bodyTimeoutMs: number) {
   const parse = json({ limit: LIMITS.maxJsonBodyBytes, strict: true, verify: checkDecodedBody });
   return (req: Request, res: Response, next: NextFunction): void => {
     // A file upload (PUT, octet-stream) is streamed by its route itself, never parsed or buffered here.
@@ -36,8 +36,32 @@ export function jsonBodyMiddleware() {
     const refused = carriesBody(req) ? refusal(req) : undefined;
     if (refused) return next(refused);
     if (readByRoute(req)) return next();
-    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req, LIMITS.maxJsonBodyBytes)));
+    const done = (err?: unknown) => next(err === undefined ? undefined : toDomainError(err, req, LIMITS.maxJsonBodyBytes));
+    if (!carriesBody(req)) return parse(req, res, done);
+    readWithinDeadline(parse, req, res, bodyTimeoutMs, done);
   };
+}
+
+type BodyParser = (req: Request, res: Response, next: (err?: unknown) => void) => void;
+
+/**
+ * Runs the parser, but answers 408 REQUEST_TIMEOUT once the body has not arrived whole within
+ * `timeoutMs` (REST_BODY_TIMEOUT_MS), with `Connection: close` so that the connection (and whatever
+ * the sender would still trickle) goes with the answer. The parser's own callback, coming later
+ * when the socket closes, is ignored. A large body read by its route once the caller is
+ * authenticated has no such deadline, like a streamed upload.
+ */
+function readWithinDeadline(parse: BodyParser, req: Request, res: Response, timeoutMs: number, done: (err?: unknown) => void): void {
+  let settled = false;
+  const timer = setTimeout(() => {
+    settled = true;
+    res.setHeader('Connection', 'close');
+    done(new DomainError('REQUEST_TIMEOUT', `Request body did not arrive within ${timeoutMs / 1000} s`));
+  }, timeoutMs);
+  parse(req, res, (err?: unknown) => {
+    clearTimeout(timer);
+    if (!settled) done(err);
+  });
 }
 
 function readByRoute(req: Request): boolean {
@@ -68,9 +92,17 @@ function refusal(req: Request): DomainError | undefined {
   return undefined;
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Runs on the decoded bytes, before JSON.parse, with the charset the parser would decode with. */
 function checkDecodedBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
   if (charset !== 'utf-8' && charset !== 'utf8') throw new BodyRefused(unsupportedCharset());
+  // The parser would decode invalid sequences as U+FFFD: a name or path changed silently.
+  try {
+    STRICT_UTF8.decode(body);
+  } catch {
+    throw new BodyRefused(new InvalidInputError('Request body is not valid UTF-8'));
+  }
   if (jsonNestsDeeperThan(body, LIMITS.maxJsonDepth)) {
     throw new BodyRefused(new InvalidInputError(`Request body is nested more than ${LIMITS.maxJsonDepth} levels deep`));
   }
@@ -82,6 +114,7 @@ function unsupportedCharset(): DomainError {
 
 function toDomainError(err: unknown, req: Request, limit: number): unknown {
   if (err instanceof BodyRefused) return err.answer;
+  if (err instanceof DomainError) return err;
   const { type, status } = err as { type?: string; status?: number };
   switch (type) {
     case 'entity.parse.failed':

@@ -77,6 +77,9 @@ const ROWS: Row[] = [
   { name: 'TUNNEL_CLIENT_IDLE_TIMEOUT_MS', read: (c) => c.connections.clientIdleTimeoutMs, unset: 60000, good: [['1500', 1500]], bad: ['0', '3600001'] },
   { name: 'TUNNEL_MAX_CONNECTIONS_PER_ADDRESS', read: (c) => c.connections.caps.perAddress, unset: 256, good: [['1', 1], ['5000', 5000]], bad: ['0', '-1'] },
   { name: 'TUNNEL_MAX_CONNECTIONS', read: (c) => c.connections.caps.total, unset: 10000, good: [['20000', 20000]], bad: ['0', 'many'] },
+  { name: 'REST_MAX_CONNECTIONS_PER_ADDRESS', read: (c) => c.rest.caps.perAddress, unset: 256, good: [['1', 1], ['5000', 5000]], bad: ['0', '-1'] },
+  { name: 'REST_MAX_CONNECTIONS', read: (c) => c.rest.caps.total, unset: 4096, good: [['20000', 20000]], bad: ['0', 'many'] },
+  { name: 'REST_BODY_TIMEOUT_MS', read: (c) => c.rest.bodyTimeoutMs, unset: 30000, good: [['100', 100], ['600000', 600000]], bad: ['99', '600001', 'soon'] },
   { name: 'TUNNEL_QUIC', read: (c) => c.quic, unset: true, good: [['false', false], ['1', true]], bad: ['maybe'] },
   // Staging accepts any admin key; the production rules are tested below.
   { name: 'ADMIN_KEY', read: (c) => c.adminKey, unset: DEFAULT_ADMIN_KEY, good: [['short', 'short']], bad: [] },

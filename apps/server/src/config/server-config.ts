@@ -43,6 +43,8 @@ export interface ServerConfig {
   tls: { certFile: string; keyFile: string } | null;
   /** Limits on UNIFIED_PORT's connections (docs/security.md, "Connection limits"). */
   connections: { handshakeTimeoutMs: number; clientIdleTimeoutMs: number; caps: { perAddress: number; total: number } };
+  /** Limits on REST_PORT's connections and request bodies (docs/security.md, "Connection limits"). */
+  rest: { caps: { perAddress: number; total: number }; bodyTimeoutMs: number };
   adminKey: string;
   /**
    * Key material for what the server seals at rest (see server-secret.ts): SERVER_SECRET,
@@ -127,6 +129,7 @@ export function loadServerConfig(env: Record<string, string | undefined>): Serve
       clientIdleTimeoutMs: raw.clientIdleTimeoutMs,
       caps: { perAddress: raw.maxConnectionsPerAddress, total: raw.maxConnections },
     },
+    rest: { caps: { perAddress: raw.restMaxConnectionsPerAddress, total: raw.restMaxConnections }, bodyTimeoutMs: raw.restBodyTimeoutMs },
     adminKey: raw.adminKey!,
     serverSecret: Buffer.from(serverSecret, 'utf8'),
     adminEmails: raw.adminEmails,

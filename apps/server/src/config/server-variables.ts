@@ -96,6 +96,27 @@ export const SERVER_VARIABLES = {
     1_000_000,
   ),
   maxConnections: v.integer('TUNNEL_MAX_CONNECTIONS', 'Connections to `UNIFIED_PORT` held at once from all addresses, on each carrier; further ones are refused.', 10_000, 1, 1_000_000),
+  restMaxConnectionsPerAddress: v.integer(
+    'REST_MAX_CONNECTIONS_PER_ADDRESS',
+    'Connections to `REST_PORT` one source address may hold at once (browsers, CLIs, terminal WebSockets, connections still sending their request); further ones are closed at once. Behind a reverse proxy every client has the proxy\'s address: raise it there.',
+    256,
+    1,
+    1_000_000,
+  ),
+  restMaxConnections: v.integer(
+    'REST_MAX_CONNECTIONS',
+    'Connections to `REST_PORT` held at once from all addresses; further ones are closed at once. With `TUNNEL_MAX_CONNECTIONS` it should stay below the process\'s file descriptor limit (`ulimit -n`), so that a flood of one port cannot starve the other.',
+    4_096,
+    1,
+    1_000_000,
+  ),
+  restBodyTimeoutMs: v.integer(
+    'REST_BODY_TIMEOUT_MS',
+    'A JSON request body on `REST_PORT` must arrive whole within this many milliseconds of its headers; otherwise the request is answered 408 and its connection closed. A body the server will not read (an answer given before it, such as a refused upload) must end within as long, or its connection is closed. Streamed file uploads and the deploy route\'s large body, read once authenticated, have no overall deadline.',
+    30_000,
+    100,
+    600_000,
+  ),
   adminKey: v.string('ADMIN_KEY', 'Static admin key for privileged actions, sent in the `X-Admin-Key` header. The default is refused when `STAGING=0`.', DEFAULT_ADMIN_KEY),
   serverSecret: {
     ...v.string(

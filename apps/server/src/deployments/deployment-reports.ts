@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { DeploymentStatusReport, HealthState } from '@svc/common';
+import { escapeControls, type DeploymentStatusReport, type HealthState } from '@svc/common';
 import { AuditService } from '../audit/audit.service';
 import { ReportStore } from './report-store';
 import { Clock } from '../common/clock';
@@ -8,7 +8,6 @@ import { Storage } from '../storage/storage.port';
 import { DeploymentChanges } from './deployment-changes';
 import { changeDeployments, nextRevision } from './deployment-state';
 import { DEPLOYMENT_STATUS_REPORT } from './deployment-status.service';
-import { escapeControlChars } from './report-schema';
 import { FleetEvents } from '../events/fleet-events';
 import { ServerMetrics } from '../common/server-metrics';
 
@@ -75,7 +74,7 @@ export class DeploymentReports {
    */
   private async followRollback(deviceId: string, from: string, rollback: NonNullable<DeploymentStatusReport['rollback']>): Promise<void> {
     const to = rollback.to_deployment_id;
-    const reason = shorten(escapeControlChars(rollback.reason));
+    const reason = shorten(escapeControls(rollback.reason));
     const moved = await changeDeployments(this.storage, async () => {
       const head = await this.deployments.head(deviceId);
       if (head.activeDeploymentId !== from) return false;

@@ -6,7 +6,7 @@
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import {
-  CONTROL_CHARS,
+  escapeControls,
   DEPLOY_LIMITS,
   DEPLOYMENT_ID_PATTERN,
   DEPLOYMENT_STATES,
@@ -85,15 +85,8 @@ export function checkReport(value: unknown): { report: DeploymentStatusReport } 
   return { report: escapeTexts(value) };
 }
 
-const ESCAPED = new RegExp(CONTROL_CHARS.source, 'gu');
-
-/** `\x1b[31m` → `\u001b[31m`: terminals show the text, never act on it. */
-export function escapeControlChars(value: string): string {
-  return value.replace(ESCAPED, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`);
-}
-
 function escapeTexts<T>(value: T): T {
-  if (typeof value === 'string') return escapeControlChars(value) as T;
+  if (typeof value === 'string') return escapeControls(value) as T;
   if (Array.isArray(value)) return value.map(escapeTexts) as T;
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeTexts(item)])) as T;
   return value;

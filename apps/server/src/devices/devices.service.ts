@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AuditLogsResult, Capability, capabilityOf, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, deviceNameProblem, InvalidInputError, LIMITS } from '@svc/common';
+import { AuditLogsResult, Capability, capabilityOf, ConflictError, DeviceConnectionStatus, DeviceListItem, DeviceRenameResult, DeviceListPage, DeviceNotFoundError, DeviceStatusResult, deviceNameProblem, InvalidInputError, LIMITS } from '@svc/common';
 import { DevicesRepository } from './records/devices.repository';
 import { Storage } from '../storage/storage.port';
 import { Handles, OperationCall } from '../authorization/catalog-controller';
 import type { DeviceRecord } from '../storage/records';
-import { callerAccess, DeviceAccessScope } from './records/device-access-scope';
+import { callerAccess, DeviceAccessScope, SYSTEM_ACCESS } from './records/device-access-scope';
 import { AuditService } from '../audit/audit.service';
 import { PendingReview, RegistrationsService } from '../registrations/registrations.service';
 import type { UserPrincipal } from '../auth/principal';
@@ -218,6 +218,10 @@ export class DevicesService {
     const [device, name] = [authorized.device!.device, input.name];
     const problem = deviceNameProblem(name);
     if (problem !== null) throw new InvalidInputError(`name: ${problem}`);
+    // Another device's id, whoever owns it: a name is never a second way to spell an id.
+    if (name !== device.id && (await this.devices.findById(SYSTEM_ACCESS, name)) !== null) {
+      throw new ConflictError(`name: "${name}" is the id of another device; a device name may not be a device id`);
+    }
     if (!(await this.devices.update(callerAccess(principal.scopes), device.id, { name }))) throw new DeviceNotFoundError();
     await this.audit.record(principal, 'device.renamed', { deviceId: device.id, details: `renamed device ${device.id} from "${device.name}" to "${name}"` });
     return { status: 'renamed', device_id: device.id, name };

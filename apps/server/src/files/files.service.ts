@@ -43,6 +43,9 @@ export interface UploadOutcome {
  * through, never buffered whole. A call carrying a sync id is counted into that sync's single
  * `device.files_synced` entry (SyncAudit) instead of an entry of its own.
  */
+/** The longest audit details this service writes. */
+const AUDIT_DETAILS_MAX = 500;
+
 @Injectable()
 export class FilesService {
   constructor(
@@ -88,7 +91,7 @@ export class FilesService {
   async upload(principal: UserPrincipal, deviceId: string, query: UploadQuery, req: Request): Promise<UploadOutcome> {
     const args = uploadArgs(query, req);
     const checksumInTrailer = args.sha256 === undefined;
-    if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_written', `write ${query.path} (${args.size} bytes)`);
+    if (query.sync === undefined) await this.record(principal, deviceId, 'device.file_written', describeWrite(query, args.size));
     const deadline = this.deadline(deviceId);
     let outcome: UploadOutcome;
     try {
@@ -115,6 +118,8 @@ export class FilesService {
 
   async delete(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.delete'>): Promise<FsDeleteResult> {
     const args = { root: checkPathText(input.root, 'root'), paths: input.paths };
+    // Deletions are recorded as they are asked, path by path: the sync's summary only counts them, and only later.
+    await this.record(principal, deviceId, 'device.files_deleted', describeDeletion(input.root, input.paths));
     const deadline = this.deadline(deviceId);
     let answer: FsDeleteResult;
     try {
@@ -133,7 +138,7 @@ export class FilesService {
   }
 
   private record(principal: UserPrincipal, deviceId: string, action: AuditAction, details: string): Promise<void> {
-    return this.audit.record(principal, action, { deviceId, details: details.slice(0, 500) });
+    return this.audit.record(principal, action, { deviceId, details: details.slice(0, AUDIT_DETAILS_MAX) });
   }
 
   private deadline(deviceId: string): StallDeadline {
@@ -151,6 +156,27 @@ export class FilesService {
     if (op !== TUNNEL_OPS.fsWrite) tunnel.body.end();
     return tunnel;
   }
+}
+
+/** The file an upload writes: with a name, the device writes into `path` under it when `path` is a directory. */
+function describeWrite(query: UploadQuery, size: number): string {
+  if (query.name === undefined) return `write ${query.path} (${size} bytes)`;
+  return `write ${query.path.replace(/\/+$/, '')}/${query.name} (${size} bytes; ${query.path} itself if it is not a directory)`;
+}
+
+/** The paths a sync deletes, as many as fit an audit entry (AUDIT_DETAILS_MAX), then how many more. */
+function describeDeletion(root: string, paths: readonly string[]): string {
+  const head = `delete in ${root}: `;
+  let listed = '';
+  for (const [i, path] of paths.entries()) {
+    const next = listed ? `${listed}, ${path}` : path;
+    const rest = paths.length - i - 1;
+    if (head.length + next.length + (rest > 0 ? ` and ${rest} more`.length : 0) > AUDIT_DETAILS_MAX) {
+      return `${head}${[listed, `${paths.length - i} more`].filter(Boolean).join(' and ')}`;
+    }
+    listed = next;
+  }
+  return head + listed;
 }
 
 function within(query: DownloadQuery): { within?: string } {

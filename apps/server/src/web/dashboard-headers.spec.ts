@@ -1,5 +1,5 @@
 import { dashboardAddresses } from './dashboard-addresses';
-import { dashboardSecurityHeaders } from './security-headers';
+import { apiDocsSecurityHeaders, dashboardSecurityHeaders } from './security-headers';
 
 describe('dashboardSecurityHeaders', () => {
   const headers = dashboardSecurityHeaders('https://login.example.com/realms/svc/');
@@ -16,6 +16,19 @@ describe('dashboardSecurityHeaders', () => {
 
   it('forbids sniffing, referrers and framing', () => {
     expect(headers).toMatchObject({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' });
+  });
+});
+
+describe('apiDocsSecurityHeaders', () => {
+  const headers = apiDocsSecurityHeaders();
+  const policy = new Map(headers['Content-Security-Policy'].split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+
+  it("runs only this origin's scripts; Swagger UI's inline styles and data: icons are allowed", () => {
+    expect(policy.get('script-src')).toBe("'self'");
+    expect(policy.get('style-src')).toBe("'self' 'unsafe-inline'");
+    expect(policy.get('img-src')).toBe("'self' data:");
+    expect(policy.get('frame-ancestors')).toBe("'none'");
+    expect(headers).toMatchObject({ 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY' });
   });
 });
 

@@ -76,7 +76,7 @@ describe('nested fields (ROUTE_INPUTS): named by their path', () => {
     ['a good request', good, []],
     ['an unknown nested field', { ...good, device_info: { ...good.device_info, kernel: '6' } }, ['unknown field device_info.kernel']],
     ['a missing nested field', { ...good, device_info: { ...good.device_info, hostname: undefined } }, ['device_info.hostname is required']],
-    ['a control character', { ...good, device_info: { ...good.device_info, platform: 'a\u001b[31m' } }, ['device_info.platform must not contain control or bidirectional formatting characters']],
+    ['a control character', { ...good, device_info: { ...good.device_info, platform: 'a\u001b[31m' } }, ['device_info.platform must not contain control, formatting or invisible characters']],
     ['no device_info', { ...good, device_info: undefined }, ['device_info is required']],
     ['device_info not an object', { ...good, device_info: 'x' }, ['device_info must be an object']],
     ['a public key whose last character carries bits beyond 32 bytes', { ...good, public_key: 'B'.repeat(43) }, ['public_key must be base64url (no padding) of a 32-byte Ed25519 public key']],

@@ -38,7 +38,7 @@ const described = <const S extends object>(schema: S, description: string) => ({
 
 const FIELD = LIMITS.maxInfoFieldLength;
 /** Free text other users' terminals show: no control or bidirectional formatting characters. */
-const TEXT = { minLength: 1, maxLength: FIELD, pattern: `^[^${CONTROL_CHARS.source.slice(1, -1)}]*$`, patternProblem: 'must not contain control or bidirectional formatting characters' } as const;
+const TEXT = { minLength: 1, maxLength: FIELD, pattern: `^[^${CONTROL_CHARS.source.slice(1, -1)}]*$`, patternProblem: 'must not contain control, formatting or invisible characters' } as const;
 const info = (what: string) => str(what, TEXT);
 
 export const ROUTES = {

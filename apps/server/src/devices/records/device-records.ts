@@ -17,9 +17,21 @@ export type DeviceChange = Partial<Omit<DeviceRecord, 'revision'>>;
 export class DeviceRecords {
   constructor(private readonly devices: DevicesRepository) {}
 
-  /** The devices the scope reaches whose id or name is `ref` (two are enough to call it ambiguous). */
-  findByIdOrName(access: DeviceAccessScope, ref: string): Promise<DeviceRecord[]> {
-    return this.devices.findByIdOrName(access, ref);
+  /**
+   * What a `device` reference names for a caller, tier by tier, the first tier that has a match
+   * deciding: the caller's own devices (owned by its user scope or an organization it belongs to),
+   * by id and then by name, and only then the devices shared with it, by id and then by name.
+   * Two devices named alike in the deciding tier are both returned (ambiguous); none is not found.
+   * So nobody who shares a device with the caller can capture a reference to one of its own
+   * devices, by naming theirs after its id or name or by registering theirs under its name.
+   */
+  async referencedBy(scopes: readonly string[], ref: string): Promise<DeviceRecord[]> {
+    const access = { scopes };
+    const [byId, ownedNamed] = await Promise.all([this.devices.findById(access, ref), this.devices.findNamed(access, ref, 'owned')]);
+    if (byId && scopes.includes(byId.ownerScope)) return [byId];
+    if (ownedNamed.length > 0) return ownedNamed;
+    if (byId) return [byId];
+    return this.devices.findNamed(access, ref, 'shared');
   }
 
   findById(access: DeviceAccessScope, id: string): Promise<DeviceRecord | null> {

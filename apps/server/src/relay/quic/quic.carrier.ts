@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CONTROL_STREAM_READ_BYTES, loadQuinn, QUINN_NO_KEEPALIVE, QUINN_UNBOUNDED_CONNECTION_WINDOW, QuinnConnection, QuinnDuplex, QuinnIdentity, QuinnServer, QuinnSettings } from '@svc/common';
-import { ConnectionCaps, ConnectionLimits } from '../connection-limits';
+import { ConnectionCaps, ConnectionLimits } from '../../common/connection-limits';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
 import { QuicTunnelSession } from './quic-tunnel-session';

@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import { TUNNEL_ALPN } from '@svc/common';
 import { admitTunnel } from '../tunnel-admission';
 import type { TunnelAcceptor, TunnelCarrier } from '../tunnel-carrier';
-import { ConnectionCaps, ConnectionLimits, sourceAddress } from '../connection-limits';
+import { ConnectionCaps, ConnectionLimits, sourceAddress } from '../../common/connection-limits';
 
 export interface TlsTcpCarrierOptions {
   host: string;

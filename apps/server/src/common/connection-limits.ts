@@ -1,15 +1,19 @@
 import type { Socket } from 'node:net';
 
-/** Caps on the connections UNIFIED_PORT holds at once, per carrier (TUNNEL_MAX_CONNECTIONS*). */
+/** Caps on the connections a port holds at once (UNIFIED_PORT per carrier: TUNNEL_MAX_CONNECTIONS*; REST_PORT: REST_MAX_CONNECTIONS*). */
 export interface ConnectionCaps {
   perAddress: number;
   total: number;
 }
 
+/** The variables that set the caps, named when a refusal is reported. */
+const TUNNEL_CAP_VARIABLES = { perAddress: 'TUNNEL_MAX_CONNECTIONS_PER_ADDRESS', total: 'TUNNEL_MAX_CONNECTIONS' };
+
 /**
  * Counts open connections per source address and overall, and refuses one over either cap before
  * TLS starts (or, on QUIC, right after the handshake), so one address cannot hold the port's
- * connections (or the server's memory and file descriptors).
+ * connections (or the server's memory and file descriptors). UNIFIED_PORT's carriers and REST_PORT
+ * (rest-connections.ts) each have their own.
  * Refusals are counted and reported at most once per interval, so a flood cannot flood the log.
  */
 export class ConnectionLimits {
@@ -21,6 +25,7 @@ export class ConnectionLimits {
   constructor(
     private readonly caps: ConnectionCaps,
     private readonly report: (message: string) => void,
+    private readonly variables: Record<keyof ConnectionCaps, string> = TUNNEL_CAP_VARIABLES,
     private readonly reportIntervalMs = 10_000,
   ) {}
 
@@ -28,7 +33,7 @@ export class ConnectionLimits {
   acquire(address: string): (() => void) | null {
     const held = this.perAddress.get(address) ?? 0;
     if (held >= this.caps.perAddress || this.total >= this.caps.total) {
-      this.refused(held >= this.caps.perAddress ? `${address} holds ${held} (TUNNEL_MAX_CONNECTIONS_PER_ADDRESS)` : `${this.total} open (TUNNEL_MAX_CONNECTIONS)`);
+      this.refused(held >= this.caps.perAddress ? `${address} holds ${held} (${this.variables.perAddress})` : `${this.total} open (${this.variables.total})`);
       return null;
     }
     this.perAddress.set(address, held + 1);
