@@ -92,8 +92,11 @@ async function serverEnv(dir, issuer) {
   return {
     DATA_DIR: dir, OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: issuer.audience, RUST_LOG: 'error',
     CERTIFICATE_PATH: join(dir, 'none'), LISTEN_HOST: '127.0.0.1', REST_PORT: String(await freePort()), UNIFIED_PORT: String(await freePort()),
-    // Every simulated device dials from 127.0.0.1: one address, a whole fleet (as behind a NAT).
+    // Every simulated device dials from 127.0.0.1 (its discovery request too): one address, a
+    // whole fleet, as behind a NAT.
     TUNNEL_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+    REST_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+    REST_MAX_CONNECTIONS: '100000',
   };
 }
 
