@@ -6,7 +6,7 @@ import { SyncReport } from '../sdk/device-sync';
 
 export default class Sync extends SvcCommand<typeof Sync> {
   static override summary = 'Make a directory on a device match a local one, or the other way round.';
-  static override description = `One side is local, the other <device>:<path>. Files whose size or modification time differ are copied, each checked by SHA-256 and replaced atomically, keeping permissions and modification times; a missing destination is created. --delete also removes what the source does not have. --exclude takes gitignore-like patterns ("*.log", "node_modules/", "/build"), matched on both sides: an excluded path is neither copied nor deleted.
+  static override description = `One side is local, the other <device>:<path>. Files whose size or modification time differ are copied, each checked by SHA-256 and replaced atomically, keeping permissions (but not setuid, setgid or sticky) and modification times; a missing destination is created. --delete also removes what the source does not have. --exclude takes gitignore-like patterns ("*.log", "node_modules/", "/build"), matched on both sides: an excluded path is neither copied nor deleted.
 
 --dry-run lists what would be copied and deleted and changes nothing. Otherwise a summary is printed, with a progress bar on stderr while copying on a terminal. --json prints {status, dry_run, copy, delete, unchanged}: the paths copied and deleted (or that would be), relative to the directories, and the number of files already equal.`;
   static override examples = [

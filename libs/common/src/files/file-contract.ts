@@ -126,5 +126,11 @@ export function formatModeHeader(mode: number): string {
   return (mode & MAX_FILE_MODE).toString(8).padStart(4, '0');
 }
 
-/** Mode bits accepted for written files: permissions plus setuid, setgid and sticky. */
+/** Mode bits a transfer carries and accepts: permissions plus setuid, setgid and sticky. */
 export const MAX_FILE_MODE = 0o7777;
+/**
+ * The mode bits a copy gives the file it writes: the permissions only. Setuid, setgid and sticky
+ * are dropped, as cp does without -p, so that neither a device nor a user plants a setuid binary
+ * on the other side (docs/cli.md, "Files").
+ */
+export const WRITTEN_FILE_MODE = 0o777;
