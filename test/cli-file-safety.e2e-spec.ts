@@ -1,12 +1,15 @@
 /**
  * What `svc cp`, `svc sync` and `svc ls` do at the edges an operator meets: the modes a copy
- * writes (no setuid, setgid or sticky bit crosses), the real binary, server and runtime.
+ * writes (no setuid, setgid or sticky bit crosses), what a stop signal leaves behind (nothing),
+ * the real binary, server and runtime.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './fixtures/eventually';
 import { useFleet } from './fixtures/fleet';
-import { CliHome, svc, SvcResult } from './fixtures/svc-cli';
+import { CliHome, collect, spawnSvc, svc, SvcResult } from './fixtures/svc-cli';
 
 const ALICE = 'alice@file-safety.test';
 const DEVICE = 'safe-1';
@@ -64,6 +67,55 @@ describe('cp, sync and ls at the edges (real binary, real runtime)', () => {
       fileWithMode(join(local, 'up-suid.sh'), 0o4755);
       ok(await svc(alice, ['cp', join(local, 'up-suid.sh'), `${DEVICE}:${join(device, 'up-suid.sh')}`]));
       expect(modeOf(join(device, 'up-suid.sh'))).toBe(0o755);
+    });
+  });
+
+  describe('a stop signal during a transfer', () => {
+    const big = join(device, 'big.bin');
+    beforeAll(() => {
+      execFileSync('truncate', ['-s', '4G', big]); // sparse: read fast, copied slowly enough to be stopped
+    });
+
+    /** Starts `svc <args>`, waits until `started()` holds, sends `signal`: the result. */
+    async function stopped(args: string[], started: () => boolean, signal: NodeJS.Signals, env: Record<string, string> = {}): Promise<SvcResult> {
+      const child = spawnSvc(alice, args, { env });
+      const result = collect(child, args, { timeoutMs: 120_000 });
+      await eventually(`svc ${args[0]} under way`, started, { timeoutMs: 60_000 });
+      child.kill(signal);
+      return result;
+    }
+    const tempsIn = (directory: string) => readdirSync(directory).filter((name) => /\.svc-[0-9a-f]{12}\.tmp$/.test(name));
+    const filling = (directory: string) => () => tempsIn(directory).some((name) => statSync(join(directory, name)).size > 0);
+
+    it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('removes the temp file of a download cut by %s, and dies of it as before', async (signal) => {
+      const target = join(local, `cut-${signal}`);
+      mkdirSync(target);
+      const result = await stopped(['cp', `${DEVICE}:${big}`, join(target, 'dl.bin')], filling(target), signal);
+      expect(result).toMatchObject({ code: null, signal });
+      expect(readdirSync(target)).toEqual([]);
+    }, 180_000);
+
+    it('removes the temp file of a sync cut by SIGINT', async () => {
+      const source = join(device, 'big-tree');
+      mkdirSync(source);
+      execFileSync('truncate', ['-s', '4G', join(source, 'big.bin')]);
+      const dest = join(local, 'big-tree');
+      // Until the sync creates it, reading `dest` throws: "not yet" for eventually().
+      const result = await stopped(['sync', `${DEVICE}:${source}`, dest], filling(dest), 'SIGINT');
+      expect(result).toMatchObject({ code: null, signal: 'SIGINT' });
+      expect(tempsIn(dest)).toEqual([]);
+    }, 180_000);
+
+    it('removes the spool of `svc cp -` (stdin) cut by SIGTERM before stdin ended', async () => {
+      const spoolDir = mkdtempSync(join(dir, 'tmp-'));
+      const child = spawnSvc(alice, ['cp', '-', `${DEVICE}:${join(device, 'from-stdin')}`], { env: { TMPDIR: spoolDir } });
+      // Not collect(), which would end stdin: it stays open, as a pipe whose writer is still busy.
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      child.stdin!.write('the start of a stream that never ends\n');
+      await eventually('the stdin spool', () => readdirSync(spoolDir).some((name) => name.startsWith('svc-stdin-')));
+      child.kill('SIGTERM');
+      expect(await exited).toEqual({ code: null, signal: 'SIGTERM' });
+      expect(readdirSync(spoolDir)).toEqual([]);
     });
   });
 });

@@ -17,6 +17,7 @@ import {
   specialType,
 } from '@svc/common';
 import { deviceLost, FilesHttp, FilesHttpOptions } from './files-http';
+import { interruptCleanup } from './interrupt-cleanup';
 import { ownOutputStream, spoolToTempFile, StandardStreams, STDIO_PATH, writeToStream } from './stdio-transfer';
 import { SyncOptions, SyncReport, SyncScope, syncTrees } from './device-sync';
 import { reportingProgress, TransferOptions } from './progress-stream';
@@ -118,7 +119,7 @@ export class DeviceFiles {
     const download = await this.http.download(device, scope ? { path: remotePath, within: scope.within, sync: scope.sync } : { path: remotePath });
     let writer;
     try {
-      writer = await openFileWriter(target, { mode: download.mode, mtime: download.mtime, within: scope?.localRoot });
+      writer = await openFileWriter(target, { mode: download.mode, mtime: download.mtime, within: scope?.localRoot, tempFiles: interruptCleanup });
     } catch (err) {
       download.body.destroy();
       throw err;
