@@ -1,10 +1,10 @@
 /**
  * What `svc cp`, `svc sync` and `svc ls` do at the edges an operator meets: the modes a copy
  * writes (no setuid, setgid or sticky bit crosses), what a stop signal leaves behind (nothing),
- * the real binary, server and runtime.
+ * a destination written as a directory (`nd/`), the real binary, server and runtime.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './fixtures/eventually';
@@ -116,6 +116,45 @@ describe('cp, sync and ls at the edges (real binary, real runtime)', () => {
       child.kill('SIGTERM');
       expect(await exited).toEqual({ code: null, signal: 'SIGTERM' });
       expect(readdirSync(spoolDir)).toEqual([]);
+    });
+  });
+
+  describe('a destination ending in "/"', () => {
+    const source = join(device, 'hostname');
+    beforeAll(() => {
+      writeFileSync(source, 'edge-host\n');
+      writeFileSync(join(local, 'plain-file'), 'x');
+      writeFileSync(join(device, 'plain-file'), 'x');
+    });
+    const refused = (result: SvcResult, message: string) => {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`Error: ${message}\n`);
+    };
+
+    it('downloads into an existing local directory, and refuses a missing one or a file instead of creating a file', async () => {
+      mkdirSync(join(local, 'into'));
+      ok(await svc(alice, ['cp', `${DEVICE}:${source}`, `${join(local, 'into')}/`]));
+      expect(readFileSync(join(local, 'into', 'hostname'), 'utf8')).toBe('edge-host\n');
+
+      refused(await svc(alice, ['cp', `${DEVICE}:${source}`, 'nd/'], { cwd: local }), 'No such directory: nd/');
+      expect(existsSync(join(local, 'nd'))).toBe(false);
+      refused(await svc(alice, ['cp', `${DEVICE}:${source}`, `${join(local, 'plain-file')}/`]), `Not a directory: ${join(local, 'plain-file')}/`);
+      expect(readFileSync(join(local, 'plain-file'), 'utf8')).toBe('x');
+    });
+
+    it('uploads into an existing device directory, and refuses a missing one or a file there', async () => {
+      writeFileSync(join(local, 'up.txt'), 'uploaded\n');
+      mkdirSync(join(device, 'into'));
+      ok(await svc(alice, ['cp', join(local, 'up.txt'), `${DEVICE}:${join(device, 'into')}/`]));
+      expect(readFileSync(join(device, 'into', 'up.txt'), 'utf8')).toBe('uploaded\n');
+
+      const missing = `${join(device, 'nd2')}/`;
+      refused(await svc(alice, ['cp', join(local, 'up.txt'), `${DEVICE}:${missing}`]), `No such directory: ${DEVICE}:${missing}`);
+      expect(existsSync(join(device, 'nd2'))).toBe(false);
+      const file = await svc(alice, ['cp', join(local, 'up.txt'), `${DEVICE}:${join(device, 'plain-file')}/`]);
+      expect(file.code).toBe(2);
+      expect(file.stderr).toMatch(/^Error: Not a directory: /);
+      expect(readFileSync(join(device, 'plain-file'), 'utf8')).toBe('x');
     });
   });
 });

@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { basename, join, posix } from 'node:path';
+import { basename, join, posix, sep } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
   DigestTap,
@@ -11,6 +11,7 @@ import {
   InvalidInputError,
   metadataOf,
   notARegularFile,
+  NotFoundError,
   openFileWriter,
   parseDevicePath,
   parseFileLocation,
@@ -54,7 +55,7 @@ export class DeviceFiles {
 
   /**
    * device_cp: a file from the machine to a device, back, or between two devices. A directory
-   * target receives the file under its name. With `stdio` (the svc command, not MCP), `-` as the
+   * target receives the file under its name; a target ending in "/" must be an existing directory. With `stdio` (the svc command, not MCP), `-` as the
    * source is stdin and as the destination stdout.
    */
   async cp(source: string, dest: string, transfer: TransferOptions & { stdio?: StandardStreams } = {}): Promise<{ status: 'copied' }> {
@@ -64,6 +65,7 @@ export class DeviceFiles {
     if ((from.kind === 'local' && from.path === STDIO_PATH) || (to.kind === 'local' && to.path === STDIO_PATH)) {
       if (!stdio) throw new InvalidInputError('"-" (stdin or stdout) can only be used with the svc cp command');
     }
+    if (to.kind === 'device' && namesDirectory(to.path)) await this.requireDeviceDirectory(to.device, to.path);
     if (from.kind === 'local' && to.kind === 'device') {
       if (from.path === STDIO_PATH) await spoolToTempFile(stdio!.stdin, (spooled) => this.upload(spooled, to.device, to.path, undefined, transfer, 'stdin'));
       else await this.upload(from.path, to.device, to.path, undefined, transfer);
@@ -115,6 +117,7 @@ export class DeviceFiles {
 
   /** Streams a device file into `localPath` (into it, under the file's name, when it is a local directory). */
   async download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }, transfer: TransferOptions = {}): Promise<void> {
+    if (!scope && namesDirectory(localPath)) await requireLocalDirectory(localPath);
     const target = !scope && (await isDirectory(localPath)) ? join(localPath, posix.basename(remotePath)) : localPath;
     const download = await this.http.download(device, scope ? { path: remotePath, within: scope.within, sync: scope.sync } : { path: remotePath });
     let writer;
@@ -148,6 +151,36 @@ export class DeviceFiles {
   close(): void {
     this.http.close();
   }
+
+  /** Refuses a device destination written as a directory (`dev:/tmp/nd/`) that is not one, before any byte is sent. */
+  private async requireDeviceDirectory(device: string, path: string): Promise<void> {
+    try {
+      await this.http.json('device_ls.list', device, { path });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'NOT_FOUND') throw noSuchDirectory(`${device}:${path}`);
+      throw err;
+    }
+  }
+}
+
+/**
+ * A destination ending in "/" names a directory that must exist, as cp and scp take it: `nd/` is
+ * never a new file `nd` (nor a new directory).
+ */
+function namesDirectory(path: string): boolean {
+  return path.endsWith('/') || path.endsWith(sep);
+}
+
+async function requireLocalDirectory(path: string): Promise<void> {
+  try {
+    await stat(path); // with the trailing "/", anything but a directory is ENOTDIR
+  } catch (err) {
+    throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? noSuchDirectory(path) : fileSystemError(err, path);
+  }
+}
+
+function noSuchDirectory(path: string): NotFoundError {
+  return new NotFoundError(`No such directory: ${path}`);
 }
 
 function brokenTransfer(device: string, path: string): never {
