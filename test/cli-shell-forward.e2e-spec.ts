@@ -14,6 +14,7 @@ import { freePort } from './fixtures/free-port';
 import { CliHome, collect, spawnSvc, svc, SVC_BIN, svcJson } from './fixtures/svc-cli';
 
 const ALICE = 'alice@cli-shell.test';
+const VIEWER = 'viewer@cli-shell.test';
 
 interface ForwardStarted {
   session_id: string;
@@ -32,7 +33,7 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
     for (const session of left) await svc(alice, ['forward', 'stop', session.session_id]);
     await echo?.close();
   });
-  const fleet = useFleet({ users: { alice: ALICE }, devices: { 'sf-1': { owner: 'alice', runtime: true }, 'sf-off': { owner: 'alice' } } });
+  const fleet = useFleet({ users: { alice: ALICE, viewer: VIEWER }, devices: { 'sf-1': { owner: 'alice', shares: { viewer: 'viewer' }, runtime: true }, 'sf-off': { owner: 'alice' } } });
 
   beforeAll(async () => {
     echo = await startEchoServer({ host: '127.0.0.1' });
@@ -190,6 +191,18 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(`Error: Cannot listen on local port ${port}: it is already in use (stop what holds it, or pick another)\n`);
       expect(await svcJson(alice, ['forward', 'list'])).toEqual([]);
+    });
+
+    it('refuses a viewer up front, in the server\'s words and with exit 2: nothing listens, no session is left', async () => {
+      const viewer = fleet.user('viewer').home;
+      const refusal = 'Error: Access denied: your role (viewer) does not allow device:forward\n';
+      const port = await freePort();
+      const foreground = await svc(viewer, ['forward', 'sf-1', `${port}:${echo.port}`]);
+      expect(foreground).toMatchObject({ code: 2, stdout: '', stderr: refusal });
+      await expect(exchange({ port }, Buffer.from('x'))).rejects.toThrow(/ECONNREFUSED/);
+      const background = await svc(viewer, ['forward', 'start', 'sf-1', `${port}:${echo.port}`]);
+      expect(background).toMatchObject({ code: 2, stderr: refusal });
+      expect(await svcJson(viewer, ['forward', 'list'])).toEqual([]);
     });
 
     it('answers stop of an unknown session with exit 2', async () => {

@@ -35,7 +35,10 @@ function accepts(port: number): Promise<boolean> {
 
 describe('svc mcp (real binary, real server, real runtime)', () => {
   // Bob: an account to share with.
-  const fleet = useFleet({ users: { alice: ALICE, bob: BOB }, devices: { 'mcp-1': { owner: 'alice', runtime: true }, 'mcp-off': { owner: 'alice' } } });
+  const fleet = useFleet({
+    users: { alice: ALICE, bob: BOB },
+    devices: { 'mcp-1': { owner: 'alice', runtime: true }, 'mcp-off': { owner: 'alice' }, 'mcp-viewed': { owner: 'alice', shares: { bob: 'viewer' } } },
+  });
   let server: TestServer;
   let echo: TargetServer;
   let deviceDir: string;
@@ -159,6 +162,18 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     it('refuses a forward to a device the user cannot see, and stopping an unknown session', async () => {
       expect(await callToolError(mcp, 'forward_start', { device: 'mcp-nope', specs: [`${await freePort()}:${echo.port}`] })).toMatch(/^DEVICE_NOT_FOUND: /);
       expect(await callToolError(mcp, 'forward_stop', { session_id: 'fwd-0123456789ab' })).toMatch(/^NOT_FOUND: No forward session fwd-0123456789ab/);
+    });
+
+    it('refuses a forward to a device the user may only view, before anything listens', async () => {
+      const bob = await startMcp(fleet.user('bob').home.env, [], fleet.user('bob').home.dir);
+      try {
+        const port = await freePort();
+        expect(await callToolError(bob, 'forward_start', { device: 'mcp-viewed', specs: [`${port}:${echo.port}`] })).toBe('FORBIDDEN: Access denied: your role (viewer) does not allow device:forward');
+        expect(await accepts(port)).toBe(false);
+        expect(await callTool(bob, 'forward_list')).toEqual([]);
+      } finally {
+        await bob.close();
+      }
     });
 
     it.each([
