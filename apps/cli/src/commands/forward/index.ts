@@ -4,6 +4,7 @@ import { SvcCommand } from '../../base-command';
 import { deviceArg } from '../../flags';
 import { removeSessionRecord, writeSessionRecord } from '../../forward/background-sessions';
 import { listenFailure, parseStdioTarget } from '../../forward/forward-targets';
+import { processStart } from '../../forward/process-identity';
 import { withSpinner } from '../../forward/wait-spinner';
 import { escapeTerminal } from '../../output/terminal-text';
 import { forwardStdio } from '../../sdk/local-forwarder';
@@ -52,7 +53,7 @@ export default class Forward extends SvcCommand<typeof Forward> {
     const session: ForwardSession = { session_id: this.flags.session ?? '', device, specs, targets: renderTargets(forwarders) };
     const sessionId = this.flags.session;
     if (sessionId) {
-      writeSessionRecord(this.settings, { ...session, pid: process.pid, started_at: new Date().toISOString() });
+      writeSessionRecord(this.settings, { ...session, pid: process.pid, process_start: processStart(process.pid), started_at: new Date().toISOString() });
       process.once('exit', () => removeSessionRecord(this.settings, sessionId));
     }
     // Listening before anything is printed: a script that stops us as soon as it reads the line
