@@ -15,7 +15,8 @@ import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targ
 import { callTool, callToolError, McpSession, startMcp } from './fixtures/mcp-session';
 import { useFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
-import { CliHome, cliHome, svc } from './fixtures/svc-cli';
+import { CliHome, cliHome, spawnSvc, svc } from './fixtures/svc-cli';
+import { eventually } from './fixtures/eventually';
 import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@mcp.test';
@@ -63,6 +64,30 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['devices_list', 'device_exec', 'docker_exec', 'device_cp', 'forward_start', 'org_create', 'device_deploy', 'device_deployment_status']));
     expect(mcp.stderr()).toContain('svc mcp');
+  });
+
+  it('answers malformed JSON-RPC with an error of id null (-32700, -32600) and goes on serving', async () => {
+    const raw = spawnSvc(alice, ['mcp'], { cwd: alice.dir });
+    let out = '';
+    raw.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const exited = new Promise((resolve) => raw.once('exit', resolve));
+    let answers: unknown[];
+    try {
+      raw.stdin!.write('{not json\n[]\n{"jsonrpc":"2.0"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+      answers = await eventually('four answers', () => {
+        const lines = out.split('\n').filter(Boolean);
+        return lines.length >= 4 && lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      }, { describe: () => `stdout so far: ${out}` });
+    } finally {
+      raw.stdin!.end();
+      await exited;
+    }
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+      { jsonrpc: '2.0', id: 7, result: {} },
+    ]);
   });
 
   it('lists its tools compactly (under 15 KB; it was 18.6 KB), each saying what it returns', async () => {
