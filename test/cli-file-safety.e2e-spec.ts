@@ -1,7 +1,8 @@
 /**
  * What `svc cp`, `svc sync` and `svc ls` do at the edges an operator meets: the modes a copy
  * writes (no setuid, setgid or sticky bit crosses), what a stop signal leaves behind (nothing),
- * a destination written as a directory (`nd/`), the real binary, server and runtime.
+ * a destination written as a directory (`nd/`), `ls` of a single file, the real binary, server
+ * and runtime.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -155,6 +156,22 @@ describe('cp, sync and ls at the edges (real binary, real runtime)', () => {
       expect(file.code).toBe(2);
       expect(file.stderr).toMatch(/^Error: Not a directory: /);
       expect(readFileSync(join(device, 'plain-file'), 'utf8')).toBe('x');
+    });
+  });
+
+  describe('ls of a file', () => {
+    it('lists the file alone, named as given, as ls does; "file/" stays not a directory', async () => {
+      writeFileSync(join(device, 'motd'), 'welcome\n');
+      chmodSync(join(device, 'motd'), 0o640);
+      const path = join(device, 'motd');
+      const listed = await svc(alice, ['ls', `${DEVICE}:${path}`, '--json']);
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([{ name: path, is_dir: false, size: 8, mode: 0o640, mtime: expect.any(Number), is_symlink: false }]);
+      const human = await svc(alice, ['ls', `${DEVICE}:${path}`]);
+      expect(human.stdout).toMatch(new RegExp(`^-rw-r----- +8 B +\\S+ +${path}$`, 'm'));
+      const slash = await svc(alice, ['ls', `${DEVICE}:${path}/`]);
+      expect(slash.code).toBe(2);
+      expect(slash.stderr).toMatch(new RegExp(`^Error: Not a directory: ${path} \\(request [\\w-]+\\)\\n$`));
     });
   });
 });

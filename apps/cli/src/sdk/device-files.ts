@@ -9,6 +9,7 @@ import {
   fileSystemError,
   FileLocation,
   InvalidInputError,
+  isNotADirectory,
   metadataOf,
   notARegularFile,
   NotFoundError,
@@ -38,9 +39,26 @@ export class DeviceFiles {
     this.http = new FilesHttp(options);
   }
 
-  /** device_ls: the entries of a directory on a device, `[{name, is_dir, size, mode, mtime, is_symlink}]`. */
+  /**
+   * device_ls: the entries of a directory on a device, `[{name, is_dir, size, mode, mtime,
+   * is_symlink}]`; for a file, as `ls` does, that file alone (named as given), its entry from
+   * its directory's listing.
+   */
   async ls(spec: string): Promise<FileEntry[]> {
     const { device, path } = parseDevicePath(spec);
+    try {
+      return await this.listing(device, path);
+    } catch (err) {
+      // "file/" stays "Not a directory", as with ls.
+      if (!isNotADirectory(err) || path.endsWith('/')) throw err;
+      const siblings = await this.listing(device, posix.dirname(path)).catch(() => []);
+      const entry = siblings.find((sibling) => sibling.name === posix.basename(path));
+      if (!entry) throw err;
+      return [{ ...entry, name: path }];
+    }
+  }
+
+  private async listing(device: string, path: string): Promise<FileEntry[]> {
     let entries: unknown;
     try {
       entries = await this.http.json<unknown>('device_ls.list', device, { path });
