@@ -1,8 +1,8 @@
 /**
  * What `svc cp`, `svc sync` and `svc ls` do at the edges an operator meets: the modes a copy
  * writes (no setuid, setgid or sticky bit crosses), what a stop signal leaves behind (nothing),
- * a destination written as a directory (`nd/`), `ls` of a single file, the real binary, server
- * and runtime.
+ * a destination written as a directory (`nd/`), `ls` of a single file, a device lost during an
+ * upload, the real binary, server and runtime.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -173,5 +173,25 @@ describe('cp, sync and ls at the edges (real binary, real runtime)', () => {
       expect(slash.code).toBe(2);
       expect(slash.stderr).toMatch(new RegExp(`^Error: Not a directory: ${path} \\(request [\\w-]+\\)\\n$`));
     });
+  });
+
+  describe('a device lost during an upload', () => {
+    it('says the connection to the device was lost during the upload, not that the device is offline', async () => {
+      const doomed = (await fleet.addDevice('safe-lost', { owner: 'alice', runtime: true })).runtime!;
+      const big = join(local, 'big-upload.bin');
+      execFileSync('truncate', ['-s', '4G', big]);
+      const target = join(device, 'lost-upload');
+      mkdirSync(target);
+      const child = spawnSvc(alice, ['cp', big, `safe-lost:${join(target, 'big.bin')}`]);
+      const result = collect(child, ['cp'], { timeoutMs: 120_000 });
+      await eventually('the upload under way on the device', () => readdirSync(target).some((name) => statSync(join(target, name)).size > 0), { timeoutMs: 60_000 });
+      doomed.kill('SIGKILL');
+      const { code, stderr } = await result;
+      expect(code).toBe(2);
+      expect(stderr).toMatch(new RegExp(`^Error: Connection to device safe-lost lost during the upload of ${join(target, 'big.bin')} \\(request [\\w-]+\\)\\n$`));
+      // Once it is gone, an upload that never started says it is offline, as before.
+      writeFileSync(join(local, 'small.txt'), 'x');
+      await eventually('safe-lost offline', async () => (await svc(alice, ['cp', join(local, 'small.txt'), `safe-lost:${join(target, 'small.txt')}`])).stderr.startsWith('Error: Device is offline'));
+    }, 180_000);
   });
 });

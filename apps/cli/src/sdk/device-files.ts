@@ -2,6 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { basename, join, posix, sep } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
+  DeviceLostError,
   DigestTap,
   FILE_IO_CHUNK_BYTES,
   DomainError,
@@ -65,7 +66,7 @@ export class DeviceFiles {
     } catch (err) {
       // The server relays the listing as the device sends it: a body cut short is the device (or its tunnel) gone.
       if (err instanceof DomainError) throw err;
-      throw new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the listing of ${path}`);
+      throw new DeviceLostError(device, `the listing of ${path}`);
     }
     if (!Array.isArray(entries)) throw new DomainError('INTERNAL', `Device ${device} answered the listing of ${path} with something else than a list`);
     return entries as FileEntry[];
@@ -202,7 +203,7 @@ function noSuchDirectory(path: string): NotFoundError {
 }
 
 function brokenTransfer(device: string, path: string): never {
-  throw new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}: the transfer broke off before its checksum arrived`);
+  throw new DeviceLostError(device, `the download of ${path}: the transfer broke off before its checksum arrived`);
 }
 
 async function isDirectory(path: string): Promise<boolean> {

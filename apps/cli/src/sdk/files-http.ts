@@ -2,7 +2,7 @@ import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOpt
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, findSubRoute, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader, SubRouteName, subRoutePath } from '@svc/common';
+import { DeviceLostError, DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, findSubRoute, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader, SubRouteName, subRoutePath } from '@svc/common';
 import { asServerUnreachable } from './api-error';
 import { DeviceStreamError } from './device-streams';
 
@@ -141,7 +141,7 @@ async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> 
  */
 export function deviceLost(body: IncomingMessage, device: string, path: string): Readable {
   const out = new PassThrough();
-  const lost = () => out.destroy(new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}`));
+  const lost = () => out.destroy(new DeviceLostError(device, `the download of ${path}`));
   body.once('error', lost);
   body.once('close', () => {
     if (!body.complete) lost();

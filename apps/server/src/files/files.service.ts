@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
   checkPathText,
+  DeviceLostError,
+  DeviceOfflineError,
   FILE_HTTP_HEADERS,
   FILE_TUNNEL_HEADERS,
   FsDeleteResult,
@@ -93,7 +95,10 @@ export class FilesService {
     let outcome: UploadOutcome;
     try {
       const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsWrite, args, deadline, checksumInTrailer);
-      outcome = await relayUpload(tunnel, req, checksumInTrailer, deadline);
+      // Offline now is no longer "offline": the device went away under the upload (as a download says).
+      outcome = await relayUpload(tunnel, req, checksumInTrailer, deadline).catch((err: unknown) => {
+        throw err instanceof DeviceOfflineError ? new DeviceLostError(deviceId, `the upload of ${query.path}`) : err;
+      });
     } finally {
       deadline.stop();
     }
