@@ -2,10 +2,10 @@
  * What `svc cp`, `svc sync` and `svc ls` do at the edges an operator meets: the modes a copy
  * writes (no setuid, setgid or sticky bit crosses), what a stop signal leaves behind (nothing),
  * a destination written as a directory (`nd/`), `ls` of a single file, a device lost during an
- * upload, the real binary, server and runtime.
+ * upload, the links a sync leaves alone, the real binary, server and runtime.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './fixtures/eventually';
@@ -193,5 +193,64 @@ describe('cp, sync and ls at the edges (real binary, real runtime)', () => {
       writeFileSync(join(local, 'small.txt'), 'x');
       await eventually('safe-lost offline', async () => (await svc(alice, ['cp', join(local, 'small.txt'), `safe-lost:${join(target, 'small.txt')}`])).stderr.startsWith('Error: Device is offline'));
     }, 180_000);
+  });
+
+  describe('what a sync leaves alone', () => {
+    const outside = join(dir, 'outside-secret');
+    beforeAll(() => writeFileSync(outside, 'not for the sync'));
+
+    it('names a link out of the root that a download sync skips (stderr), and lists it under --json', async () => {
+      const source = join(device, 'with-links');
+      mkdirSync(join(source, 'sub'), { recursive: true });
+      writeFileSync(join(source, 'sub', 'real.txt'), 'real\n');
+      symlinkSync(outside, join(source, 'escape'));
+      symlinkSync('real.txt', join(source, 'sub', 'inside'));
+      const dest = join(local, 'with-links');
+      const human = await svc(alice, ['sync', `${DEVICE}:${source}`, dest]);
+      expect(human.code).toBe(0);
+      expect(human.stderr).toBe('Skipped escape: a symbolic link (sync copies regular files and directories only)\nSkipped sub/inside: a symbolic link (sync copies regular files and directories only)\n');
+      expect(human.stdout).toBe('Copied 1 file, deleted 0 entries, 0 unchanged.\n');
+      expect(existsSync(join(dest, 'escape'))).toBe(false);
+      const json = await svc(alice, ['sync', `${DEVICE}:${source}`, dest, '--json']);
+      expect(json).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(json.stdout)).toEqual({
+        status: 'synced',
+        dry_run: false,
+        copy: [],
+        delete: [],
+        unchanged: 1,
+        skipped: [{ path: 'escape', type: 'symbolic link' }, { path: 'sub/inside', type: 'symbolic link' }],
+      });
+    });
+
+    it('names a local link an upload sync skips, and leaves a link in the destination as it was', async () => {
+      const source = join(local, 'up-links');
+      mkdirSync(source);
+      writeFileSync(join(source, 'a.txt'), 'a');
+      symlinkSync(outside, join(source, 'escape'));
+      const dest = join(device, 'up-links');
+      mkdirSync(dest);
+      symlinkSync(outside, join(dest, 'theirs'));
+      const result = await svc(alice, ['sync', source, `${DEVICE}:${dest}`, '--delete']);
+      expect(result).toMatchObject({ code: 0, stderr: 'Skipped escape: a symbolic link (sync copies regular files and directories only)\n' });
+      expect(lstatSync(join(dest, 'theirs')).isSymbolicLink()).toBe(true);
+      expect(existsSync(join(dest, 'escape'))).toBe(false);
+      expect(readFileSync(outside, 'utf8')).toBe('not for the sync');
+    });
+
+    it('sends the skipped entries only to a client that asks (an older svc would take them for files)', async () => {
+      const root = join(device, 'with-links');
+      const manifest = async (headers: Record<string, string>) => {
+        const res = await fetch(`${fleet.server.url}/devices/${DEVICE}/files/manifest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${fleet.user('alice').caller.token}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ path: root }),
+        });
+        expect(res.status).toBe(200);
+        return (await res.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { path: string; skipped?: string });
+      };
+      expect((await manifest({})).map((entry) => entry.path)).toEqual(['sub', 'sub/real.txt']);
+      expect((await manifest({ 'x-svc-list-skipped': '1' })).filter((entry) => entry.skipped).map((entry) => entry.path)).toEqual(['escape', 'sub/inside']);
+    });
   });
 });

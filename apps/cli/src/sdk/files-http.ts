@@ -46,9 +46,10 @@ export class FilesHttp {
     return JSON.parse(await readAll(res)) as T;
   }
 
-  /** POST …/manifest: the NDJSON answer, unread. */
+  /** POST …/manifest: the NDJSON answer, unread, the entries sync skips included (marked `skipped`). */
   manifest(device: string, body: object): Promise<IncomingMessage> {
-    return this.send('device_sync.manifest', device, {}, { 'content-type': 'application/json' }, (req) => req.end(JSON.stringify(body)));
+    const headers = { 'content-type': 'application/json', [FILE_HTTP_HEADERS.listSkipped]: '1' };
+    return this.send('device_sync.manifest', device, {}, headers, (req) => req.end(JSON.stringify(body)));
   }
 
   async download(device: string, query: Record<string, string>): Promise<Download> {

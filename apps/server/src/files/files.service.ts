@@ -106,13 +106,13 @@ export class FilesService {
     return outcome;
   }
 
-  /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). */
-  async manifest(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.manifest'>, res: Response): Promise<void> {
+  /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). `listSkipped`: see FILE_HTTP_HEADERS. */
+  async manifest(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.manifest'>, res: Response, listSkipped = false): Promise<void> {
     const args = { path: checkPathText(input.path), exclude: input.exclude ?? [], hash: input.hash === true };
     await this.record(principal, deviceId, 'device.file_read', `list tree ${input.path}`);
     const deadline = this.deadline(deviceId);
     try {
-      await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args, deadline), res, deadline);
+      await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args, deadline), res, deadline, { listSkipped });
     } finally {
       deadline.stop();
     }
