@@ -4,7 +4,10 @@
  * (node-pty), the way a user's terminal emulator runs it; forwards carry real TCP connections to an
  * echo server on the device's side.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, Server } from 'node:net';
 import { IPty, spawn as spawnPty } from '@lydell/node-pty';
 import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targets';
@@ -14,6 +17,7 @@ import { freePort } from './fixtures/free-port';
 import { CliHome, collect, spawnSvc, svc, SVC_BIN, svcJson } from './fixtures/svc-cli';
 
 const ALICE = 'alice@cli-shell.test';
+const VIEWER = 'viewer@cli-shell.test';
 
 interface ForwardStarted {
   session_id: string;
@@ -32,7 +36,7 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
     for (const session of left) await svc(alice, ['forward', 'stop', session.session_id]);
     await echo?.close();
   });
-  const fleet = useFleet({ users: { alice: ALICE }, devices: { 'sf-1': { owner: 'alice', runtime: true }, 'sf-off': { owner: 'alice' } } });
+  const fleet = useFleet({ users: { alice: ALICE, viewer: VIEWER }, devices: { 'sf-1': { owner: 'alice', shares: { viewer: 'viewer' }, runtime: true }, 'sf-off': { owner: 'alice' } } });
 
   beforeAll(async () => {
     echo = await startEchoServer({ host: '127.0.0.1' });
@@ -190,6 +194,49 @@ describe('svc shell and svc forward (real binary, real runtime)', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(`Error: Cannot listen on local port ${port}: it is already in use (stop what holds it, or pick another)\n`);
       expect(await svcJson(alice, ['forward', 'list'])).toEqual([]);
+    });
+
+    it('refuses a viewer up front, in the server\'s words and with exit 2: nothing listens, no session is left', async () => {
+      const viewer = fleet.user('viewer').home;
+      const refusal = 'Error: Access denied: your role (viewer) does not allow device:forward\n';
+      const port = await freePort();
+      const foreground = await svc(viewer, ['forward', 'sf-1', `${port}:${echo.port}`]);
+      expect(foreground).toMatchObject({ code: 2, stdout: '', stderr: refusal });
+      await expect(exchange({ port }, Buffer.from('x'))).rejects.toThrow(/ECONNREFUSED/);
+      const background = await svc(viewer, ['forward', 'start', 'sf-1', `${port}:${echo.port}`]);
+      expect(background).toMatchObject({ code: 2, stderr: refusal });
+      expect(await svcJson(viewer, ['forward', 'list'])).toEqual([]);
+    });
+
+    it('never signals a process that took over a dead session\'s pid: the session is gone, its record removed', async () => {
+      // The session's process died without removing its record, and its pid went to something else.
+      const bystander = spawn('sleep', ['300'], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => bystander.once('exit', resolve));
+      try {
+        const forwards = join(alice.configDir, 'forwards');
+        mkdirSync(forwards, { recursive: true, mode: 0o700 });
+        const record = (id: string, extra: object) => {
+          const session = { session_id: id, device: 'sf-1', specs: ['1:1'], targets: ['TcpPort(1->1)'], pid: bystander.pid, started_at: new Date().toISOString(), ...extra };
+          writeFileSync(join(forwards, `${id}.json`), JSON.stringify(session), { mode: 0o600 });
+          return join(forwards, `${id}.json`);
+        };
+        const reused = record('fwd-00000000beef', { process_start: 'another process, started earlier' });
+        const legacy = record('fwd-00000000cafe', {}); // written before records carried the start time
+        expect(await svcJson(alice, ['forward', 'list'])).toEqual([]);
+        expect(existsSync(reused)).toBe(false);
+        expect(existsSync(legacy)).toBe(false);
+
+        record('fwd-00000000beef', { process_start: 'another process, started earlier' });
+        const stopped = await svc(alice, ['forward', 'stop', 'fwd-00000000beef']);
+        expect(stopped.code).toBe(2);
+        expect(stopped.stderr).toContain('No forward session fwd-00000000beef');
+        expect(existsSync(reused)).toBe(false);
+        expect(bystander.exitCode).toBeNull();
+        expect(bystander.signalCode).toBeNull();
+      } finally {
+        bystander.kill('SIGKILL');
+        await exited;
+      }
     });
 
     it('answers stop of an unknown session with exit 2', async () => {

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeviceListItem } from '@svc/common';
+import { DeviceListItem, generateDeviceIdentity, keyFingerprint } from '@svc/common';
 import { expectRefused } from './fixtures/expect-error';
 import { callTool, callToolError, startMcp } from './fixtures/mcp-session';
 import { FleetUser, useFleet } from './fixtures/fleet';
@@ -100,28 +100,45 @@ describe('device id claims, key replacement and removal', () => {
 
   describe('a request that replaces a running device\'s key', () => {
     let requestId: string;
+    let requestFingerprint: string;
+    const original = generateDeviceIdentity();
+    /** What marks the request: the key rekey-1 was registered with, and the request's other one. */
+    const keyChanged = () => `KEY CHANGED: was ${keyFingerprint(original.publicKey)}, now ${requestFingerprint}`;
 
     beforeAll(async () => {
-      const apiKey = await registerDevice(server, 'rekey-1', `user:${ALICE}`, (await as(ALICE)).caller);
+      const apiKey = await registerDevice(server, 'rekey-1', `user:${ALICE}`, (await as(ALICE)).caller, { identity: original });
       const runtime = startRuntimeProcess(['run'], { HOME: dir, SVC_CONFIG_DIR: join(dir, 'rekey-1'), SVC_SERVER_URL: server.url, SVC_CA_FILE: server.tunnel!.caFile, SVC_API_KEY: apiKey });
       runtimes.push(runtime);
       await runtime.waitForLog('tunnel up');
       await eventually('rekey-1 online', async () => (await statusOf('rekey-1')).status === 'online', { timeoutMs: 60_000 });
       // A second runtime asks for the same id, with another key, for the same owner.
-      ({ requestId } = await submitRegistration(server, 'rekey-1', `user:${ALICE}`, { hostname: 'other-host' }));
+      ({ requestId, fingerprint: requestFingerprint } = await submitRegistration(server, 'rekey-1', `user:${ALICE}`, { hostname: 'other-host' }));
     });
 
-    it('is marked in the devices list table', async () => {
+    it('is marked in the devices list table, with the registered key and the new one', async () => {
       const { code, stdout } = await svc(alice, ['devices', 'list']);
       expect(code).toBe(0);
       const row = stdout.split('\n').find((line) => line.startsWith(requestId));
       expect(row).toMatch(/pending .* replaces the key of rekey-1, online$/);
+      expect(row).toContain(`${keyChanged()}; replaces the key of rekey-1`);
+    });
+
+    it('is not marked KEY CHANGED when the device asks again with its own key (an ordinary re-key)', async () => {
+      const identity = generateDeviceIdentity();
+      await registerDevice(server, 'rekey-same', `user:${ALICE}`, (await as(ALICE)).caller, { identity });
+      const again = await submitRegistration(server, 'rekey-same', `user:${ALICE}`, { identity });
+      const { stdout } = await svc(alice, ['devices', 'list']);
+      const row = stdout.split('\n').find((line) => line.startsWith(again.requestId));
+      expect(row).toMatch(/pending .* replaces the key of rekey-same, offline$/);
+      expect(row).not.toContain('KEY CHANGED');
+      await svc(alice, ['devices', 'reject', again.requestId]);
     });
 
     it('is refused without a terminal and without --yes, and nothing changes', async () => {
       const { code, stderr } = await svc(alice, ['devices', 'approve', requestId]);
       expect(code).toBe(2);
       expect(stderr).toMatch(/^Error: Approving req_\w+ replaces the key of rekey-1, online: .*Pass --yes to confirm/m);
+      expect(stderr).toContain(keyChanged());
       expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'pending' });
       expect((await statusOf('rekey-1')).status).toBe('online');
     });
@@ -129,6 +146,7 @@ describe('device id claims, key replacement and removal', () => {
     it('is asked about on a terminal; "no" changes nothing', async () => {
       const { code, output } = await inTerminal(alice, ['devices', 'approve', requestId], 'n');
       expect(output).toMatch(/replaces the key of rekey-1, online/);
+      expect(output).toContain(keyChanged());
       expect(output).toContain('Not approved: nothing changed.');
       expect(code).toBe(1);
       expect((await pollRegistration(server, requestId)).body).toEqual({ status: 'pending' });

@@ -201,9 +201,11 @@ describe('device files (real runtime)', () => {
       expect(existsSync(join(local, 'nope.txt'))).toBe(false);
     });
 
-    it('answers INVALID_INPUT (400) when listing a file', async () => {
-      writeFileSync(join(device, 'plain.txt'), 'x');
-      expect(await failure(files.ls(`fs-1:${join(device, 'plain.txt')}`))).toMatchObject({ code: 'INVALID_INPUT', statusCode: 400, message: expect.stringContaining('Not a directory') });
+    it('answers INVALID_INPUT (400) when the route lists a file; device_ls (the SDK) lists that file alone, as ls', async () => {
+      const path = join(device, 'plain.txt');
+      writeFileSync(path, 'x');
+      await expectRefused(fleet.user('alice').route('device_ls.list', { device: 'fs-1', path }), 400, 'INVALID_INPUT', /Not a directory/);
+      expect(await files.ls(`fs-1:${path}`)).toEqual([expect.objectContaining({ name: path, is_dir: false, size: 1 })]);
     });
 
     it('answers FORBIDDEN (403) where the device refuses the write', async () => {

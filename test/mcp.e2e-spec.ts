@@ -15,7 +15,8 @@ import { exchange, startEchoServer, TargetServer } from './fixtures/forward-targ
 import { callTool, callToolError, McpSession, startMcp } from './fixtures/mcp-session';
 import { useFleet } from './fixtures/fleet';
 import { freePort } from './fixtures/free-port';
-import { CliHome, cliHome, svc } from './fixtures/svc-cli';
+import { CliHome, cliHome, spawnSvc, svc } from './fixtures/svc-cli';
+import { eventually } from './fixtures/eventually';
 import type { TestServer } from './fixtures/test-server';
 
 const ALICE = 'alice@mcp.test';
@@ -35,7 +36,10 @@ function accepts(port: number): Promise<boolean> {
 
 describe('svc mcp (real binary, real server, real runtime)', () => {
   // Bob: an account to share with.
-  const fleet = useFleet({ users: { alice: ALICE, bob: BOB }, devices: { 'mcp-1': { owner: 'alice', runtime: true }, 'mcp-off': { owner: 'alice' } } });
+  const fleet = useFleet({
+    users: { alice: ALICE, bob: BOB },
+    devices: { 'mcp-1': { owner: 'alice', runtime: true }, 'mcp-off': { owner: 'alice' }, 'mcp-viewed': { owner: 'alice', shares: { bob: 'viewer' } } },
+  });
   let server: TestServer;
   let echo: TargetServer;
   let deviceDir: string;
@@ -60,6 +64,30 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['devices_list', 'device_exec', 'docker_exec', 'device_cp', 'forward_start', 'org_create', 'device_deploy', 'device_deployment_status']));
     expect(mcp.stderr()).toContain('svc mcp');
+  });
+
+  it('answers malformed JSON-RPC with an error of id null (-32700, -32600) and goes on serving', async () => {
+    const raw = spawnSvc(alice, ['mcp'], { cwd: alice.dir });
+    let out = '';
+    raw.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const exited = new Promise((resolve) => raw.once('exit', resolve));
+    let answers: unknown[];
+    try {
+      raw.stdin!.write('{not json\n[]\n{"jsonrpc":"2.0"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+      answers = await eventually('four answers', () => {
+        const lines = out.split('\n').filter(Boolean);
+        return lines.length >= 4 && lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      }, { describe: () => `stdout so far: ${out}` });
+    } finally {
+      raw.stdin!.end();
+      await exited;
+    }
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+      { jsonrpc: '2.0', id: 7, result: {} },
+    ]);
   });
 
   it('lists its tools compactly (under 15 KB; it was 18.6 KB), each saying what it returns', async () => {
@@ -159,6 +187,18 @@ describe('svc mcp (real binary, real server, real runtime)', () => {
     it('refuses a forward to a device the user cannot see, and stopping an unknown session', async () => {
       expect(await callToolError(mcp, 'forward_start', { device: 'mcp-nope', specs: [`${await freePort()}:${echo.port}`] })).toMatch(/^DEVICE_NOT_FOUND: /);
       expect(await callToolError(mcp, 'forward_stop', { session_id: 'fwd-0123456789ab' })).toMatch(/^NOT_FOUND: No forward session fwd-0123456789ab/);
+    });
+
+    it('refuses a forward to a device the user may only view, before anything listens', async () => {
+      const bob = await startMcp(fleet.user('bob').home.env, [], fleet.user('bob').home.dir);
+      try {
+        const port = await freePort();
+        expect(await callToolError(bob, 'forward_start', { device: 'mcp-viewed', specs: [`${port}:${echo.port}`] })).toBe('FORBIDDEN: Access denied: your role (viewer) does not allow device:forward');
+        expect(await accepts(port)).toBe(false);
+        expect(await callTool(bob, 'forward_list')).toEqual([]);
+      } finally {
+        await bob.close();
+      }
     });
 
     it.each([

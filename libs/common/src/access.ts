@@ -3,7 +3,7 @@
  * device or organization. Pure rules: the server's access policy applies them to every request,
  * clients use them to explain refusals.
  */
-import { Capability, OrgCapability, OrgRelation, OrgRole, relationAllows, roleAllows, strongerRole, weakerRole } from './roles';
+import { Capability, OrgCapability, OrgRelation, OrgRole, relationAllows, roleAllows, strongerRole, ToolRole, weakerRole } from './roles';
 import { orgScope, userScope } from './scopes';
 
 export interface AccessSubject {
@@ -61,6 +61,11 @@ export function deviceGrant(subject: AccessSubject, device: AccessTarget): Devic
 
 export function grantAllows(grant: DeviceGrant, capability: Capability): boolean {
   return capability === 'device:own' ? grant.owner : roleAllows(grant.role, capability);
+}
+
+/** The words of a refusal for a capability the caller's role on a device lacks: AccessPolicy's, and a client's that refuses before asking. */
+export function roleRefusal(role: ToolRole, capability: Capability): string {
+  return `Access denied: your role (${role}) does not allow ${capability}`;
 }
 
 export type OwnerChangeRefusal = 'same-owner' | 'not-owner' | 'target-not-yours';

@@ -146,6 +146,13 @@ export class DeviceOfflineError extends DomainError {
   }
 }
 
+/** The device went away under a transfer already under way (its runtime killed, its tunnel lost): told apart from a device that was offline from the start. */
+export class DeviceLostError extends DomainError {
+  constructor(device: string, during: string) {
+    super('DEVICE_OFFLINE', `Connection to device ${device} lost during ${during}`);
+  }
+}
+
 /** A forward's target on the device's side refused or could not be reached (nothing listens there). */
 export class ConnectionRefusedError extends DomainError {
   constructor(message: string) {

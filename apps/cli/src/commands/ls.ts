@@ -5,12 +5,12 @@ import { formatBytes } from '../output/human-units';
 import { renderTable } from '../output/table';
 
 export default class Ls extends SvcCommand<typeof Ls> {
-  static override summary = 'List a directory on a device.';
-  static override description = `The path is <device>:<path>; an empty path (edge-1:) is the runtime's home directory, and a device id containing ":" is written in brackets ([id:with:colons]:/path).
+  static override summary = 'List a directory on a device, or show one file.';
+  static override description = `The path is <device>:<path>; an empty path (edge-1:) is the runtime's home directory, and a device id containing ":" is written in brackets ([id:with:colons]:/path). A file is listed alone, named as given (as ls does).
 
 Each entry shows its permissions (type d for a directory, l for a symbolic link, described by its target), its size, its modification time (UTC) and its name, with "/" after directories. Names are shown with control characters escaped; --json prints them as they are: [{name, is_dir, size, mode, mtime, is_symlink}], mode the permission bits and mtime in milliseconds since the epoch.`;
-  static override examples = ['<%= config.bin %> ls edge-1:/var/log', '<%= config.bin %> ls edge-1:', '<%= config.bin %> ls edge-1:/etc --json'];
-  static override args = { path: paramArg('device_ls', 'path', { description: '<device>:<path> of a directory' }) };
+  static override examples = ['<%= config.bin %> ls edge-1:/var/log', '<%= config.bin %> ls edge-1:', '<%= config.bin %> ls edge-1:/etc/hostname', '<%= config.bin %> ls edge-1:/etc --json'];
+  static override args = { path: paramArg('device_ls', 'path', { description: '<device>:<path> of a directory or a file' }) };
 
   async run(): Promise<FileEntry[]> {
     const entries = await this.client.files().ls(this.args.path);

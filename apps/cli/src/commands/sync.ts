@@ -6,9 +6,11 @@ import { SyncReport } from '../sdk/device-sync';
 
 export default class Sync extends SvcCommand<typeof Sync> {
   static override summary = 'Make a directory on a device match a local one, or the other way round.';
-  static override description = `One side is local, the other <device>:<path>. Files whose size or modification time differ are copied, each checked by SHA-256 and replaced atomically, keeping permissions and modification times; a missing destination is created. --delete also removes what the source does not have. --exclude takes gitignore-like patterns ("*.log", "node_modules/", "/build"), matched on both sides: an excluded path is neither copied nor deleted.
+  static override description = `One side is local, the other <device>:<path>. Files whose size or modification time differ are copied, each checked by SHA-256 and replaced atomically, keeping permissions (but not setuid, setgid or sticky) and modification times; a missing destination is created. --delete also removes what the source does not have. --exclude takes gitignore-like patterns ("*.log", "node_modules/", "/build"), matched on both sides: an excluded path is neither copied nor deleted.
 
---dry-run lists what would be copied and deleted and changes nothing. Otherwise a summary is printed, with a progress bar on stderr while copying on a terminal. --json prints {status, dry_run, copy, delete, unchanged}: the paths copied and deleted (or that would be), relative to the directories, and the number of files already equal.`;
+Symbolic links (followed by neither side) and FIFOs, sockets and devices in the source are left alone: each is named on stderr ("Skipped <path>: a symbolic link …").
+
+--dry-run lists what would be copied and deleted and changes nothing. Otherwise a summary is printed, with a progress bar on stderr while copying on a terminal. --json prints {status, dry_run, copy, delete, unchanged, skipped?}: the paths copied and deleted (or that would be), relative to the directories, the number of files already equal, and, when there are any, the entries left alone as [{path, type}].`;
   static override examples = [
     '<%= config.bin %> sync ./site edge-1:/srv/www',
     "<%= config.bin %> sync ./app edge-1:/opt/app --delete --exclude node_modules/ --exclude '*.log'",
@@ -32,6 +34,7 @@ export default class Sync extends SvcCommand<typeof Sync> {
       for (const path of report.copy) this.human(`would copy    ${escapeTerminal(path)}`);
       for (const path of report.delete) this.human(`would delete  ${escapeTerminal(path)}`);
     }
+    for (const { path, type } of report.skipped ?? []) this.note(`Skipped ${escapeTerminal(path)}: a ${type} (sync copies regular files and directories only)`);
     this.human(summary(report));
     return report;
   }

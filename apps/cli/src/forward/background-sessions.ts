@@ -5,10 +5,13 @@ import { ConflictError, ForwardSession, NotFoundError, UnauthenticatedError } fr
 import { EXIT } from '../exit-codes';
 import type { CliSettings } from '../config/cli-settings';
 import { ForwardSessionStore, ForwardStarted, newSessionId, planForward } from '../sdk/forward-sessions';
+import { CAN_IDENTIFY_PROCESSES, processStart } from './process-identity';
 
 /** A background session's record: the session plus the process that holds its listeners. */
 export interface SessionRecord extends ForwardSession {
   pid: number;
+  /** processStart(pid) when the session recorded itself: a later process with the same pid is not it. */
+  process_start?: string;
   started_at: string;
 }
 
@@ -36,7 +39,8 @@ export function removeSessionRecord(settings: Pick<CliSettings, 'configDir'>, se
 /**
  * `svc forward start|stop|list`: each session is a detached `svc forward … --session <id>`
  * process that outlives the command, recorded in `~/.config/svc/forwards/<id>.json` (0600).
- * A record whose process is gone is dropped when listed.
+ * A record whose process is gone (or whose pid another process has since) is dropped when listed
+ * or stopped, never signalled.
  */
 export class BackgroundForwardSessions implements ForwardSessionStore {
   constructor(
@@ -81,14 +85,14 @@ export class BackgroundForwardSessions implements ForwardSessionStore {
 
   async stop(sessionId: string): Promise<{ session_id: string; status: 'stopped' }> {
     const record = this.read(sessionId);
-    if (!record || !alive(record.pid)) {
+    if (!record || !running(record)) {
       if (record) removeSessionRecord(this.settings, sessionId);
       throw new NotFoundError(`No forward session ${sessionId} ("svc forward list" shows the open ones)`);
     }
     process.kill(record.pid, 'SIGTERM');
     const deadline = Date.now() + STOP_TIMEOUT_MS;
-    while (alive(record.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    if (alive(record.pid)) process.kill(record.pid, 'SIGKILL');
+    while (running(record) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (running(record)) process.kill(record.pid, 'SIGKILL');
     removeSessionRecord(this.settings, sessionId);
     return { session_id: sessionId, status: 'stopped' };
   }
@@ -104,7 +108,7 @@ export class BackgroundForwardSessions implements ForwardSessionStore {
     for (const name of names.filter((n) => /^fwd-[0-9a-f]+\.json$/.test(n)).sort()) {
       const record = this.read(name.replace(/\.json$/, ''));
       if (!record) continue;
-      if (!alive(record.pid)) {
+      if (!running(record)) {
         removeSessionRecord(this.settings, record.session_id);
         continue;
       }
@@ -122,6 +126,17 @@ export class BackgroundForwardSessions implements ForwardSessionStore {
       return undefined;
     }
   }
+}
+
+/**
+ * Whether the session's own process still runs: its pid alive AND started when the record says
+ * (a pid reused by another process is not signalled). A record without a start time is trusted
+ * only where processes cannot be told apart at all (Windows).
+ */
+function running(record: SessionRecord): boolean {
+  if (!alive(record.pid)) return false;
+  if (record.process_start === undefined) return !CAN_IDENTIFY_PROCESSES;
+  return processStart(record.pid) === record.process_start;
 }
 
 function alive(pid: number): boolean {

@@ -1,6 +1,6 @@
 import { ForwardSession, GoneError, NotFoundError } from '@svc/common';
 import { listenFailure } from '../forward/forward-targets';
-import { ForwardSessionStore, ForwardStarted, newSessionId, openForwarders, planForward, renderTargets } from '../sdk/forward-sessions';
+import { checkForwardAccess, ForwardSessionStore, ForwardStarted, newSessionId, openForwarders, planForward, renderTargets } from '../sdk/forward-sessions';
 import type { LocalForwarder } from '../sdk/local-forwarder';
 import type { SvcClient } from '../sdk/svc-client';
 
@@ -20,8 +20,7 @@ export class InProcessForwardSessions implements ForwardSessionStore {
 
   async start(device: string, specs: string[]): Promise<ForwardStarted> {
     planForward(specs);
-    // A device the caller cannot see fails now, not at the first connection (as `svc forward`).
-    await this.client.call('device_status', { device });
+    await checkForwardAccess(this.client, device);
     const forwarders = await openForwarders(await this.client.streams(), device, specs, {
       onConnectionError: (error) => this.log(`forward to ${device}: a connection could not be forwarded: ${error.message}`),
     }).catch((error: unknown) => {

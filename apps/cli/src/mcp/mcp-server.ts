@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DomainError, findOperation, ForbiddenError, NotFoundError } from '@svc/common';
 import { OperationRunner } from '../sdk/operation-runner';
 import type { SvcClient } from '../sdk/svc-client';
@@ -56,7 +56,10 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
     onSignal = resolve;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   });
-  await server.connect(new StdioServerTransport(options.input, options.output));
+  const transport = new StdioServerTransport(options.input, options.output);
+  // Chained before the SDK's own handler by connect(), which keeps it.
+  transport.onerror = (error) => answerMalformed(error, options.output);
+  await server.connect(transport);
   log(`svc mcp ${options.version}: serving ${tools.size} tools${options.readOnly ? ' (read-only)' : ''} for ${client.settings.serverUrl.origin}`);
 
   const reason = await stopped;
@@ -66,6 +69,20 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
   await server.close();
   // A signal leaves stdin open; nothing reads it any more, and it must not keep the process alive.
   options.input.destroy();
+}
+
+/**
+ * The SDK's stdio transport reports a line it cannot read to `onerror` and drops it; JSON-RPC 2.0
+ * wants an answer with id null: -32700 for a line that is not JSON, -32600 for JSON that is no
+ * JSON-RPC message (`[]` too: MCP has no batches). Other transport errors are not the client's
+ * message and get no answer. Written as the transport writes (one JSON line), since its `send`
+ * does not take an id of null.
+ */
+function answerMalformed(error: Error, output: Writable): void {
+  const code = error instanceof SyntaxError ? ErrorCode.ParseError : error.name === 'ZodError' ? ErrorCode.InvalidRequest : undefined;
+  if (code === undefined) return;
+  const message = code === ErrorCode.ParseError ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 request, notification or response';
+  output.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } })}\n`);
 }
 
 async function callTool(runner: OperationRunner, tool: McpTool, args: unknown, log: (line: string) => void): Promise<CallToolResult> {

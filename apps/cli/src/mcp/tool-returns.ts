@@ -16,7 +16,7 @@ export const TOOL_RETURNS: Partial<Record<OperationName, string>> = {
   device_access_remove: '{status: "removed"}',
   device_ls: 'array of {name, is_dir}',
   device_cp: '{status: "copied"}',
-  device_sync: '{status: "synced", dry_run, copy: [path], delete: [path], unchanged}',
+  device_sync: '{status: "synced", dry_run, copy: [path], delete: [path], unchanged, skipped?: [{path, type}] (links, special files left alone)}',
   device_exec: '{output, exit_code, timed_out}',
   docker_exec: '{stdout, stderr, exit_code}',
   forward_start: '{session_id, device, targets, status: "started"}',

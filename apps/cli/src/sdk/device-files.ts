@@ -1,7 +1,8 @@
 import { open, stat } from 'node:fs/promises';
-import { basename, join, posix } from 'node:path';
+import { basename, join, posix, sep } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
+  DeviceLostError,
   DigestTap,
   FILE_IO_CHUNK_BYTES,
   DomainError,
@@ -9,14 +10,17 @@ import {
   fileSystemError,
   FileLocation,
   InvalidInputError,
+  isNotADirectory,
   metadataOf,
   notARegularFile,
+  NotFoundError,
   openFileWriter,
   parseDevicePath,
   parseFileLocation,
   specialType,
 } from '@svc/common';
 import { deviceLost, FilesHttp, FilesHttpOptions } from './files-http';
+import { interruptCleanup } from './interrupt-cleanup';
 import { ownOutputStream, spoolToTempFile, StandardStreams, STDIO_PATH, writeToStream } from './stdio-transfer';
 import { SyncOptions, SyncReport, SyncScope, syncTrees } from './device-sync';
 import { reportingProgress, TransferOptions } from './progress-stream';
@@ -36,16 +40,33 @@ export class DeviceFiles {
     this.http = new FilesHttp(options);
   }
 
-  /** device_ls: the entries of a directory on a device, `[{name, is_dir, size, mode, mtime, is_symlink}]`. */
+  /**
+   * device_ls: the entries of a directory on a device, `[{name, is_dir, size, mode, mtime,
+   * is_symlink}]`; for a file, as `ls` does, that file alone (named as given), its entry from
+   * its directory's listing.
+   */
   async ls(spec: string): Promise<FileEntry[]> {
     const { device, path } = parseDevicePath(spec);
+    try {
+      return await this.listing(device, path);
+    } catch (err) {
+      // "file/" stays "Not a directory", as with ls.
+      if (!isNotADirectory(err) || path.endsWith('/')) throw err;
+      const siblings = await this.listing(device, posix.dirname(path)).catch(() => []);
+      const entry = siblings.find((sibling) => sibling.name === posix.basename(path));
+      if (!entry) throw err;
+      return [{ ...entry, name: path }];
+    }
+  }
+
+  private async listing(device: string, path: string): Promise<FileEntry[]> {
     let entries: unknown;
     try {
       entries = await this.http.json<unknown>('device_ls.list', device, { path });
     } catch (err) {
       // The server relays the listing as the device sends it: a body cut short is the device (or its tunnel) gone.
       if (err instanceof DomainError) throw err;
-      throw new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the listing of ${path}`);
+      throw new DeviceLostError(device, `the listing of ${path}`);
     }
     if (!Array.isArray(entries)) throw new DomainError('INTERNAL', `Device ${device} answered the listing of ${path} with something else than a list`);
     return entries as FileEntry[];
@@ -53,7 +74,7 @@ export class DeviceFiles {
 
   /**
    * device_cp: a file from the machine to a device, back, or between two devices. A directory
-   * target receives the file under its name. With `stdio` (the svc command, not MCP), `-` as the
+   * target receives the file under its name; a target ending in "/" must be an existing directory. With `stdio` (the svc command, not MCP), `-` as the
    * source is stdin and as the destination stdout.
    */
   async cp(source: string, dest: string, transfer: TransferOptions & { stdio?: StandardStreams } = {}): Promise<{ status: 'copied' }> {
@@ -63,6 +84,7 @@ export class DeviceFiles {
     if ((from.kind === 'local' && from.path === STDIO_PATH) || (to.kind === 'local' && to.path === STDIO_PATH)) {
       if (!stdio) throw new InvalidInputError('"-" (stdin or stdout) can only be used with the svc cp command');
     }
+    if (to.kind === 'device' && namesDirectory(to.path)) await this.requireDeviceDirectory(to.device, to.path);
     if (from.kind === 'local' && to.kind === 'device') {
       if (from.path === STDIO_PATH) await spoolToTempFile(stdio!.stdin, (spooled) => this.upload(spooled, to.device, to.path, undefined, transfer, 'stdin'));
       else await this.upload(from.path, to.device, to.path, undefined, transfer);
@@ -114,11 +136,12 @@ export class DeviceFiles {
 
   /** Streams a device file into `localPath` (into it, under the file's name, when it is a local directory). */
   async download(device: string, remotePath: string, localPath: string, scope?: SyncScope & { localRoot: string }, transfer: TransferOptions = {}): Promise<void> {
+    if (!scope && namesDirectory(localPath)) await requireLocalDirectory(localPath);
     const target = !scope && (await isDirectory(localPath)) ? join(localPath, posix.basename(remotePath)) : localPath;
     const download = await this.http.download(device, scope ? { path: remotePath, within: scope.within, sync: scope.sync } : { path: remotePath });
     let writer;
     try {
-      writer = await openFileWriter(target, { mode: download.mode, mtime: download.mtime, within: scope?.localRoot });
+      writer = await openFileWriter(target, { mode: download.mode, mtime: download.mtime, within: scope?.localRoot, tempFiles: interruptCleanup });
     } catch (err) {
       download.body.destroy();
       throw err;
@@ -147,10 +170,40 @@ export class DeviceFiles {
   close(): void {
     this.http.close();
   }
+
+  /** Refuses a device destination written as a directory (`dev:/tmp/nd/`) that is not one, before any byte is sent. */
+  private async requireDeviceDirectory(device: string, path: string): Promise<void> {
+    try {
+      await this.http.json('device_ls.list', device, { path });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'NOT_FOUND') throw noSuchDirectory(`${device}:${path}`);
+      throw err;
+    }
+  }
+}
+
+/**
+ * A destination ending in "/" names a directory that must exist, as cp and scp take it: `nd/` is
+ * never a new file `nd` (nor a new directory).
+ */
+function namesDirectory(path: string): boolean {
+  return path.endsWith('/') || path.endsWith(sep);
+}
+
+async function requireLocalDirectory(path: string): Promise<void> {
+  try {
+    await stat(path); // with the trailing "/", anything but a directory is ENOTDIR
+  } catch (err) {
+    throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? noSuchDirectory(path) : fileSystemError(err, path);
+  }
+}
+
+function noSuchDirectory(path: string): NotFoundError {
+  return new NotFoundError(`No such directory: ${path}`);
 }
 
 function brokenTransfer(device: string, path: string): never {
-  throw new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}: the transfer broke off before its checksum arrived`);
+  throw new DeviceLostError(device, `the download of ${path}: the transfer broke off before its checksum arrived`);
 }
 
 async function isDirectory(path: string): Promise<boolean> {

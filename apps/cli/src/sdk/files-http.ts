@@ -2,7 +2,7 @@ import { Agent as HttpAgent, IncomingMessage, request as httpRequest, RequestOpt
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, findSubRoute, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader, SubRouteName, subRoutePath } from '@svc/common';
+import { DeviceLostError, DomainError, errorFromAnswer, FILE_HTTP_HEADERS, FileMetadata, findSubRoute, formatModeHeader, isSha256, parseIntegerHeader, parseModeHeader, SubRouteName, subRoutePath } from '@svc/common';
 import { asServerUnreachable } from './api-error';
 import { DeviceStreamError } from './device-streams';
 
@@ -46,9 +46,10 @@ export class FilesHttp {
     return JSON.parse(await readAll(res)) as T;
   }
 
-  /** POST …/manifest: the NDJSON answer, unread. */
+  /** POST …/manifest: the NDJSON answer, unread, the entries sync skips included (marked `skipped`). */
   manifest(device: string, body: object): Promise<IncomingMessage> {
-    return this.send('device_sync.manifest', device, {}, { 'content-type': 'application/json' }, (req) => req.end(JSON.stringify(body)));
+    const headers = { 'content-type': 'application/json', [FILE_HTTP_HEADERS.listSkipped]: '1' };
+    return this.send('device_sync.manifest', device, {}, headers, (req) => req.end(JSON.stringify(body)));
   }
 
   async download(device: string, query: Record<string, string>): Promise<Download> {
@@ -141,7 +142,7 @@ async function readAll(res: IncomingMessage, limit = Infinity): Promise<string> 
  */
 export function deviceLost(body: IncomingMessage, device: string, path: string): Readable {
   const out = new PassThrough();
-  const lost = () => out.destroy(new DomainError('DEVICE_OFFLINE', `Connection to device ${device} lost during the download of ${path}`));
+  const lost = () => out.destroy(new DeviceLostError(device, `the download of ${path}`));
   body.once('error', lost);
   body.once('close', () => {
     if (!body.complete) lost();

@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { ForwardMapping, ForwardSession, InvalidInputError, OperationResults, parseForwardSpec, renderForwardMapping } from '@svc/common';
+import {
+  Capability,
+  capabilitiesOf,
+  findOperation,
+  ForbiddenError,
+  ForwardMapping,
+  ForwardSession,
+  InvalidInputError,
+  OperationResults,
+  parseForwardSpec,
+  renderForwardMapping,
+  roleRefusal,
+} from '@svc/common';
 import type { DeviceStreams } from './device-streams';
 import { LocalForwarder, LocalForwarderOptions } from './local-forwarder';
+import type { SvcClient } from './svc-client';
 
 export type ForwardStarted = OperationResults['forward_start'];
 
@@ -16,6 +29,19 @@ export interface ForwardSessionStore {
 export function planForward(specs: string[]): ForwardMapping[] {
   if (specs.length === 0) throw new InvalidInputError('Give at least one forward spec, e.g. 8080:80');
   return specs.flatMap((spec) => parseForwardSpec(spec));
+}
+
+/**
+ * Asked before anything listens: a device the caller cannot see is "not found" now, and one whose
+ * role does not allow forwarding (a viewer) is refused now, in AccessPolicy's words, rather than
+ * listening and resetting every connection. Answers the device's status (an offline device may
+ * come back, so it is not refused).
+ */
+export async function checkForwardAccess(client: Pick<SvcClient, 'call'>, device: string): Promise<OperationResults['device_status']> {
+  const [status, access] = await Promise.all([client.call('device_status', { device }), client.call('device_capabilities', { device })]);
+  const missing = (capabilitiesOf(findOperation('forward_start')!) as Capability[]).find((capability) => !access.capabilities.includes(capability));
+  if (missing) throw new ForbiddenError(roleRefusal(access.role, missing));
+  return status;
 }
 
 export function newSessionId(): string {

@@ -33,7 +33,19 @@ export async function replacingRequest(client: SvcClient, ref: string): Promise<
 export function replacementWarning(request: ReplacingRequest): string {
   const { device_id, name, status } = request.replaces;
   const device = name && name !== device_id ? `${device_id} (${name})` : device_id;
-  return `Approving ${request.request_id} replaces the key of ${device}, ${status}: the device now using that key is cut off at once`;
+  const warning = `Approving ${request.request_id} replaces the key of ${device}, ${status}: the device now using that key is cut off at once`;
+  const changed = keyChange(request);
+  return changed ? `${warning}. ${changed}: approve only if that device was reinstalled or its key deliberately replaced; another machine may be asking for its id` : warning;
+}
+
+/**
+ * A request whose key is not the one its device id is registered with (`key_mismatch`): an
+ * impostor, or a reinstalled device. An ordinary re-key (the same key, the API key lost) is not
+ * marked. Named in the list and in the approval's warning, with both fingerprints.
+ */
+export function keyChange(item: DeviceListItem): string | undefined {
+  if (!item.key_mismatch) return undefined;
+  return `KEY CHANGED: was ${item.registered_fingerprint ?? 'no recorded key'}, now ${item.fingerprint}`;
 }
 
 /**

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AtomicWriteCheck, DigestTap, followLinks, InvalidInputError } from '@svc/common';
+import { interruptCleanup } from './interrupt-cleanup';
 
 /** `-` as a cp path: stdin as the source, stdout as the destination (as cp, scp and tar take it). */
 export const STDIO_PATH = '-';
@@ -31,16 +32,18 @@ export async function writeToStream(data: Readable, sink: Writable, check: Atomi
 /**
  * An upload needs its size and checksum known (headers, trailer), and stdin tells neither before
  * it ends: it is spooled to a private temp file first (a 0700 directory of its own), which `work`
- * uploads, and which is removed afterwards whatever happens.
+ * uploads, and which is removed afterwards whatever happens (a stop signal included).
  */
 export async function spoolToTempFile(stdin: Readable, work: (path: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-stdin-'));
+  await interruptCleanup.record(dir);
   try {
     const path = join(dir, 'stdin');
     await pipeline(stdin, createWriteStream(path, { mode: 0o666 }));
     await work(path);
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await interruptCleanup.forget(dir);
   }
 }
 

@@ -18,6 +18,7 @@ import {
   OrgSubject,
   ownerChangeRefusal,
   parseScope,
+  roleRefusal,
   Scope,
   SERVER_CAPABILITIES,
   ServerCapability,
@@ -117,7 +118,7 @@ export class AccessPolicy {
     const grant = deviceGrant(await this.requireUser(principal), device);
     if (grant === null) throw new DeviceNotFoundError();
     if (!grantAllows(grant, capability)) {
-      const refusal = new ForbiddenError(capability === 'device:own' ? NOT_OWNER : `Access denied: your role (${toToolRole(grant.role)}) does not allow ${capability}`);
+      const refusal = new ForbiddenError(capability === 'device:own' ? NOT_OWNER : roleRefusal(toToolRole(grant.role), capability));
       throw await this.refusals.refused(principal, capability, { deviceId: device.id }, refusal);
     }
     return { device, ...grant };

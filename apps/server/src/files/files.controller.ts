@@ -1,7 +1,7 @@
-import { Controller, Req, Res } from '@nestjs/common';
+import { Controller, Headers, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { SubRouteInput, SubRouteResult } from '@svc/common';
+import { FILE_HTTP_HEADERS, SubRouteInput, SubRouteResult } from '@svc/common';
 import { CurrentPrincipal, UsersOnly } from '../auth/decorators';
 import type { UserPrincipal } from '../auth/principal';
 import { Authorized, Input, OperationRoute } from '../authorization/operation.decorator';
@@ -37,8 +37,14 @@ export class FilesController {
   }
 
   @OperationRoute('device_sync.manifest')
-  manifest(@CurrentPrincipal() principal: UserPrincipal, @Authorized() { device }: AuthorizedTargets, @Input() input: SubRouteInput<'device_sync.manifest'>, @Res() res: Response): Promise<void> {
-    return this.files.manifest(principal, device!.device.id, input, res);
+  manifest(
+    @CurrentPrincipal() principal: UserPrincipal,
+    @Authorized() { device }: AuthorizedTargets,
+    @Input() input: SubRouteInput<'device_sync.manifest'>,
+    @Headers(FILE_HTTP_HEADERS.listSkipped) listSkipped: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.files.manifest(principal, device!.device.id, input, res, listSkipped === '1');
   }
 
   @OperationRoute('device_sync.delete')

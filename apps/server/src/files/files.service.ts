@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
   checkPathText,
+  DeviceLostError,
+  DeviceOfflineError,
   FILE_HTTP_HEADERS,
   FILE_TUNNEL_HEADERS,
   FsDeleteResult,
@@ -96,7 +98,10 @@ export class FilesService {
     let outcome: UploadOutcome;
     try {
       const tunnel = await this.open(principal, deviceId, TUNNEL_OPS.fsWrite, args, deadline, checksumInTrailer);
-      outcome = await relayUpload(tunnel, req, checksumInTrailer, deadline);
+      // Offline now is no longer "offline": the device went away under the upload (as a download says).
+      outcome = await relayUpload(tunnel, req, checksumInTrailer, deadline).catch((err: unknown) => {
+        throw err instanceof DeviceOfflineError ? new DeviceLostError(deviceId, `the upload of ${query.path}`) : err;
+      });
     } finally {
       deadline.stop();
     }
@@ -104,13 +109,13 @@ export class FilesService {
     return outcome;
   }
 
-  /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). */
-  async manifest(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.manifest'>, res: Response): Promise<void> {
+  /** The tree for sync as NDJSON; audited as one read of the tree (it reveals names and sizes). `listSkipped`: see FILE_HTTP_HEADERS. */
+  async manifest(principal: UserPrincipal, deviceId: string, input: SubRouteInput<'device_sync.manifest'>, res: Response, listSkipped = false): Promise<void> {
     const args = { path: checkPathText(input.path), exclude: input.exclude ?? [], hash: input.hash === true };
     await this.record(principal, deviceId, 'device.file_read', `list tree ${input.path}`);
     const deadline = this.deadline(deviceId);
     try {
-      await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args, deadline), res, deadline);
+      await relayManifest(await this.open(principal, deviceId, TUNNEL_OPS.fsManifest, args, deadline), res, deadline, { listSkipped });
     } finally {
       deadline.stop();
     }

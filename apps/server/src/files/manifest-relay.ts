@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Response } from 'express';
-import { checkRelativePath, DomainError, isSha256, ManifestEntry, MAX_FILE_MODE } from '@svc/common';
+import { checkRelativePath, DomainError, isSha256, ManifestEntry, MAX_FILE_MODE, SKIPPED_FILE_TYPES, SkippedFileType } from '@svc/common';
 import { deviceError } from '../relay/device-error';
 import type { TunnelStream } from '../relay/tunnel-carrier';
 import { NDJSON } from '../exec/ndjson-response';
@@ -17,7 +17,7 @@ const MAX_LINE_BYTES = 64 * 1024;
  * broken stream ends the answer with a final `{"error", "code"}` line (the status is already
  * 200), as NDJSON exec does. The HTTP response's backpressure pauses the device's walk.
  */
-export async function relayManifest(tunnel: TunnelStream, res: Response, deadline: StallDeadline): Promise<void> {
+export async function relayManifest(tunnel: TunnelStream, res: Response, deadline: StallDeadline, options: { listSkipped: boolean }): Promise<void> {
   res.status(200).setHeader('Content-Type', `${NDJSON}; charset=utf-8`);
   res.setHeader('Cache-Control', 'no-store');
   const clientGone = () => tunnel.abort();
@@ -31,7 +31,7 @@ export async function relayManifest(tunnel: TunnelStream, res: Response, deadlin
       let cut: number;
       let out = '';
       while ((cut = pending.indexOf('\n')) >= 0) {
-        out += relayLine(pending.slice(0, cut));
+        out += relayLine(pending.slice(0, cut), options.listSkipped);
         pending = pending.slice(cut + 1);
       }
       if (Buffer.byteLength(pending) > MAX_LINE_BYTES) throw new DomainError('INTERNAL', 'The device sent an invalid listing (line too long)');
@@ -49,8 +49,12 @@ export async function relayManifest(tunnel: TunnelStream, res: Response, deadlin
   if (!res.destroyed) res.end();
 }
 
-/** One device line → one checked output line; throws on anything that is not a clean entry. */
-function relayLine(line: string): string {
+/**
+ * One device line → one checked output line; throws on anything that is not a clean entry. An
+ * entry marked `skipped` goes only to a client that asked for them (FILE_HTTP_HEADERS.listSkipped):
+ * another would take it for a file.
+ */
+function relayLine(line: string, listSkipped: boolean): string {
   let value: Record<string, unknown>;
   try {
     value = JSON.parse(line);
@@ -58,17 +62,19 @@ function relayLine(line: string): string {
     throw new DomainError('INTERNAL', 'The device sent an invalid listing (not JSON)');
   }
   if (value !== null && typeof value === 'object' && 'code' in value) throw deviceError(value, 'The device could not list the tree');
-  return `${JSON.stringify(checkEntry(value))}\n`;
+  const entry = checkEntry(value);
+  return entry.skipped && !listSkipped ? '' : `${JSON.stringify(entry)}\n`;
 }
 
 export function checkEntry(value: Record<string, unknown>): ManifestEntry {
-  const { path, is_dir, size, mode, mtime, sha256 } = value ?? {};
+  const { path, is_dir, size, mode, mtime, sha256, skipped } = value ?? {};
   const valid =
     typeof is_dir === 'boolean' &&
     Number.isSafeInteger(size) && (size as number) >= 0 &&
     Number.isInteger(mode) && (mode as number) >= 0 && (mode as number) <= MAX_FILE_MODE &&
     Number.isSafeInteger(mtime) &&
-    (sha256 === undefined || isSha256(sha256));
+    (sha256 === undefined || isSha256(sha256)) &&
+    (skipped === undefined || (SKIPPED_FILE_TYPES as readonly unknown[]).includes(skipped));
   try {
     checkRelativePath(path);
   } catch (err) {
@@ -77,5 +83,6 @@ export function checkEntry(value: Record<string, unknown>): ManifestEntry {
   if (!valid) throw new DomainError('INTERNAL', 'The device sent an invalid listing entry');
   const entry: ManifestEntry = { path: path as string, is_dir: is_dir as boolean, size: size as number, mode: mode as number, mtime: mtime as number };
   if (sha256 !== undefined) entry.sha256 = sha256 as string;
+  if (skipped !== undefined) entry.skipped = skipped as SkippedFileType;
   return entry;
 }

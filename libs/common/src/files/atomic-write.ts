@@ -5,11 +5,11 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidInputError } from '../errors';
 import { DigestTap } from './digest-tap';
-import { MAX_FILE_MODE } from './file-contract';
+import { MAX_FILE_MODE, WRITTEN_FILE_MODE } from './file-contract';
 import { fileSystemError } from './fs-errors';
 
 export interface AtomicWriteOptions {
-  /** Permission bits; default: the replaced file's, or a new file's default (0666 less the umask). */
+  /** Permission bits (setuid, setgid and sticky are dropped: WRITTEN_FILE_MODE); default: the replaced file's, or a new file's default (0666 less the umask). */
   mode?: number;
   /** Modification time, ms since the epoch; default: now. */
   mtime?: number;
@@ -73,7 +73,7 @@ export class AtomicFileWriter {
       handle = await open(temp, 'wx', 0o666);
       const defaultMode = (await handle.stat()).mode & 0o777;
       await handle.chmod(0o600);
-      return new AtomicFileWriter(target, temp, handle, (options.mode ?? replaced?.mode ?? defaultMode) & MAX_FILE_MODE, options.mtime, options.tempFiles);
+      return new AtomicFileWriter(target, temp, handle, (options.mode ?? replaced?.mode ?? defaultMode) & WRITTEN_FILE_MODE, options.mtime, options.tempFiles);
     } catch (err) {
       await handle?.close().catch(() => undefined);
       await unlink(temp).catch(() => undefined);

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors';
 import type { DirectoryEntry } from '../operations/results';
+import type { SKIPPED_FILE_TYPES } from '../operations/result-schemas';
 import { FILE_LIMITS } from '../file-limits';
 
 /**
@@ -18,7 +19,15 @@ export interface FileEntry extends DirectoryEntry {
   is_symlink: boolean;
 }
 
-/** One entry of a recursive listing (`fs/manifest`): `path` is relative to the root, `/`-separated. */
+/** A symbolic link or special file, which sync leaves alone (SKIPPED_FILE_TYPES). */
+export type SkippedFileType = (typeof SKIPPED_FILE_TYPES)[number];
+/** A device, FIFO or socket: written in place, never read by a copy. */
+export type SpecialFileType = Exclude<SkippedFileType, 'symbolic link'>;
+
+/**
+ * One entry of a recursive listing (`fs/manifest`): `path` is relative to the root, `/`-separated.
+ * `skipped` marks a symbolic link or special file: listed so that a sync can say what it left alone.
+ */
 export interface ManifestEntry {
   path: string;
   is_dir: boolean;
@@ -26,6 +35,7 @@ export interface ManifestEntry {
   mode: number;
   mtime: number;
   sha256?: string;
+  skipped?: SkippedFileType;
 }
 
 /** Metadata of a file's content, as `fs/read` answers and `fs/write` takes it. */
@@ -88,6 +98,13 @@ export const FILE_HTTP_HEADERS = {
   mode: 'x-svc-mode',
   mtime: 'x-svc-mtime',
   sha256: 'x-svc-sha256',
+  /**
+   * `1` on a manifest request: also list the entries marked `skipped` (links, special files). A
+   * header, not a parameter, so that a client that sends it still works with a server that does
+   * not know it (which ignores it), and a client that does not is never sent entries it would
+   * take for files.
+   */
+  listSkipped: 'x-svc-list-skipped',
 } as const;
 
 export { FILE_LIMITS } from '../file-limits';
@@ -126,5 +143,11 @@ export function formatModeHeader(mode: number): string {
   return (mode & MAX_FILE_MODE).toString(8).padStart(4, '0');
 }
 
-/** Mode bits accepted for written files: permissions plus setuid, setgid and sticky. */
+/** Mode bits a transfer carries and accepts: permissions plus setuid, setgid and sticky. */
 export const MAX_FILE_MODE = 0o7777;
+/**
+ * The mode bits a copy gives the file it writes: the permissions only. Setuid, setgid and sticky
+ * are dropped, as cp does without -p, so that neither a device nor a user plants a setuid binary
+ * on the other side (docs/cli.md, "Files").
+ */
+export const WRITTEN_FILE_MODE = 0o777;

@@ -1,5 +1,5 @@
-import { HTTP_STATUS_BY_CODE } from '../errors';
-import { fileSystemError } from './fs-errors';
+import { DomainError, HTTP_STATUS_BY_CODE } from '../errors';
+import { fileSystemError, isNotADirectory } from './fs-errors';
 
 const errno = (code: string) => Object.assign(new Error(code), { code });
 
@@ -20,5 +20,12 @@ describe('fileSystemError', () => {
 
   it('keeps an unknown errno visible in an INTERNAL error', () => {
     expect(fileSystemError(errno('EWEIRD'), '/x')).toMatchObject({ code: 'INTERNAL', message: 'Cannot access /x: EWEIRD' });
+  });
+
+  it('recognises its ENOTDIR, also as it arrives from a device (errorFromAnswer), and nothing else', () => {
+    expect(isNotADirectory(fileSystemError(errno('ENOTDIR'), '/x'))).toBe(true);
+    expect(isNotADirectory(new DomainError('INVALID_INPUT', 'Not a directory: /etc/hostname'))).toBe(true);
+    expect(isNotADirectory(fileSystemError(errno('EISDIR'), '/x'))).toBe(false);
+    expect(isNotADirectory(new DomainError('NOT_FOUND', 'Not a directory: /x'))).toBe(false);
   });
 });

@@ -2,13 +2,15 @@ import { ConflictError, DomainError, ForbiddenError, InsufficientStorageError, I
 
 type Describe = (path: string) => DomainError;
 
+const NOT_A_DIRECTORY = 'Not a directory: ';
+
 /** What a person should read for each file-system failure, on the device and on the client alike. */
 const BY_ERRNO: Record<string, Describe> = {
   ENOENT: (path) => new NotFoundError(`No such file or directory: ${path}`),
   EACCES: (path) => new ForbiddenError(`Permission denied: ${path}`),
   EPERM: (path) => new ForbiddenError(`Permission denied: ${path}`),
   EROFS: (path) => new ForbiddenError(`Read-only file system: ${path}`),
-  ENOTDIR: (path) => new InvalidInputError(`Not a directory: ${path}`),
+  ENOTDIR: (path) => new InvalidInputError(`${NOT_A_DIRECTORY}${path}`),
   EISDIR: (path) => new InvalidInputError(`Is a directory: ${path}`),
   ENAMETOOLONG: (path) => new InvalidInputError(`File name too long: ${path}`),
   ELOOP: (path) => new InvalidInputError(`Too many levels of symbolic links: ${path}`),
@@ -33,4 +35,9 @@ export function fileSystemError(err: unknown, path: string): DomainError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && code in BY_ERRNO) return BY_ERRNO[code](path);
   return new DomainError('INTERNAL', `Cannot access ${path}: ${code ?? (err instanceof Error ? err.message : String(err))}`);
+}
+
+/** Whether `error` is ENOTDIR as fileSystemError words it, here or as it arrives from a device. */
+export function isNotADirectory(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'INVALID_INPUT' && error.message.startsWith(NOT_A_DIRECTORY);
 }

@@ -8,7 +8,7 @@ import { InvalidInputError } from '../errors';
 import { AtomicWriteCheck, fileWriter } from './atomic-write';
 import { DigestTap } from './digest-tap';
 import { fileSystemError } from './fs-errors';
-import type { SpecialFileType } from './write-destination';
+import type { SpecialFileType } from './file-contract';
 
 /**
  * Writes into an existing device, FIFO or socket in place, as `cp` does: no temp file, no rename,

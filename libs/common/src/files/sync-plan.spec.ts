@@ -19,6 +19,20 @@ describe('planSync', () => {
     expect(() => planSync([], [file('/etc/passwd')], { delete: true })).toThrow('Refused the destination listing');
   });
 
+  it('leaves entries marked skipped alone on both sides, and reports the source\'s', () => {
+    const link = (path: string): ManifestEntry => ({ ...file(path), skipped: 'symbolic link' });
+    const source = [file('a'), link('to-etc'), { ...file('pipe'), skipped: 'fifo' as const }];
+    // The destination's link is neither deleted nor compared: "a" is copied (through it), "kept" stays.
+    const dest = [link('a'), link('kept')];
+    expect(planSync(source, dest, { delete: true })).toEqual({
+      copy: ['a'],
+      delete: [],
+      unchanged: 0,
+      skipped: [{ path: 'pipe', type: 'fifo' }, { path: 'to-etc', type: 'symbolic link' }],
+    });
+    expect(planSync([file('a')], dest, { delete: false })).not.toHaveProperty('skipped');
+  });
+
   it('replaces a file by a directory only with delete', () => {
     expect(() => planSync([dir('x'), file('x/y')], [file('x')], { delete: false })).toThrow('sync with delete replaces it');
     expect(planSync([dir('x'), file('x/y')], [file('x')], { delete: true })).toEqual({ copy: ['x/y'], delete: ['x'], unchanged: 0 });

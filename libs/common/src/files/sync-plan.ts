@@ -1,5 +1,5 @@
 import { ConflictError, InvalidInputError } from '../errors';
-import type { ManifestEntry } from './file-contract';
+import type { ManifestEntry, SkippedFileType } from './file-contract';
 import { checkRelativePath } from './relative-path';
 
 /** What a sync does (and what `dry_run` reports): paths relative to the roots, sorted. */
@@ -10,6 +10,8 @@ export interface SyncPlan {
   delete: string[];
   /** Files already equal on both sides. */
   unchanged: number;
+  /** Only when there are any: the source's symbolic links and special files, neither copied nor deleted. */
+  skipped?: { path: string; type: SkippedFileType }[];
 }
 
 export interface SyncPlanOptions {
@@ -22,12 +24,16 @@ export interface SyncPlanOptions {
 /**
  * Compares two manifests (already filtered by the exclude patterns, so excluded paths are never
  * copied or deleted). A file is unchanged when size and mtime match (or, with `checksum`, size
- * and SHA-256), as rsync's quick check: nothing is hashed unless asked for. Every path is checked
- * first, since a manifest comes from the other side and may try to leave the root (`../x`).
+ * and SHA-256), as rsync's quick check: nothing is hashed unless asked for. Entries marked
+ * `skipped` (links, special files) take no part on either side, as if absent: the source's are
+ * reported. Every path is checked first, since a manifest comes from the other side and may try
+ * to leave the root (`../x`).
  */
 export function planSync(source: Iterable<ManifestEntry>, dest: Iterable<ManifestEntry>, options: SyncPlanOptions): SyncPlan {
   const sourceEntries = indexEntries(source, 'source');
   const destEntries = indexEntries(dest, 'destination');
+  const skipped = [...sourceEntries.values()].flatMap((entry) => (entry.skipped ? [{ path: entry.path, type: entry.skipped }] : []));
+  for (const entries of [sourceEntries, destEntries]) for (const [path, entry] of entries) if (entry.skipped) entries.delete(path);
   const copy: string[] = [];
   const remove = new Set<string>();
   let unchanged = 0;
@@ -48,7 +54,7 @@ export function planSync(source: Iterable<ManifestEntry>, dest: Iterable<Manifes
   if (options.delete) {
     for (const path of destEntries.keys()) if (!sourceEntries.has(path)) remove.add(path);
   }
-  return { copy: copy.sort(), delete: outermost(remove), unchanged };
+  return { copy: copy.sort(), delete: outermost(remove), unchanged, ...(skipped.length > 0 ? { skipped: skipped.sort((a, b) => (a.path < b.path ? -1 : 1)) } : {}) };
 }
 
 function indexEntries(entries: Iterable<ManifestEntry>, side: string): Map<string, ManifestEntry> {

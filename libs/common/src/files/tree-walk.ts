@@ -6,6 +6,7 @@ import type { ExcludeMatcher } from './exclude-rules';
 import type { FileMetadata, ManifestEntry } from './file-contract';
 import { MAX_FILE_MODE } from './file-contract';
 import { fileSystemError } from './fs-errors';
+import { specialType } from './write-destination';
 
 export interface WalkOptions {
   exclude?: ExcludeMatcher;
@@ -16,9 +17,11 @@ export interface WalkOptions {
 /**
  * The recursive listing sync compares (`fs/manifest` on the device, the local side in the CLI):
  * directories and regular files under `root`, paths relative to it with `/` separators. Symbolic
- * links are neither followed nor listed, nor are sockets, FIFOs and device files, nor names
- * containing a backslash (no portable relative path can carry one): sync leaves all of them alone.
- * Excluded directories are not descended into. Errors are domain errors naming the path.
+ * links are not followed, and sockets, FIFOs and device files not read: each is listed marked
+ * `skipped` with its type (and its own lstat metadata), so that a sync can say what it left alone.
+ * Names containing a backslash (no portable relative path can carry one) are left out. Excluded
+ * paths are not listed, excluded directories not descended into. Errors are domain errors naming
+ * the path.
  */
 export async function* walkTree(root: string, options: WalkOptions = {}): AsyncGenerator<ManifestEntry> {
   let top: Stats;
@@ -41,7 +44,7 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirectories: string[] = [];
     for (const entry of entries) {
-      if (entry.name.includes('\\') || !(entry.isDirectory() || entry.isFile())) continue;
+      if (entry.name.includes('\\')) continue;
       const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
       const isDir = entry.isDirectory();
       if (options.exclude?.(rel, isDir)) continue;
@@ -56,10 +59,12 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
       if (isDir) {
         subdirectories.push(rel);
         yield { path: rel, is_dir: true, ...metadataOf(info) };
-      } else {
+      } else if (info.isFile()) {
         const fileEntry: ManifestEntry = { path: rel, is_dir: false, ...metadataOf(info) };
         if (options.hash) fileEntry.sha256 = await hashFile(path);
         yield fileEntry;
+      } else {
+        yield { path: rel, is_dir: false, ...metadataOf(info), skipped: info.isSymbolicLink() ? 'symbolic link' : specialType(info) };
       }
     }
     pending.push(...subdirectories.reverse());

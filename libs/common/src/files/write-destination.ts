@@ -1,6 +1,7 @@
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InvalidInputError } from '../errors';
+import type { SpecialFileType } from './file-contract';
 import { fileSystemError } from './fs-errors';
 import { requireInside } from './relative-path';
 
@@ -21,7 +22,6 @@ const MAX_LINK_HOPS = 40;
  */
 export type WriteDestination = { kind: 'file'; path: string } | { kind: 'special'; path: string; type: SpecialFileType };
 
-export type SpecialFileType = 'fifo' | 'socket' | 'character device' | 'block device';
 
 export interface DestinationOptions {
   /** A sync root: the destination, links followed, must stay inside it (a link that leads out is refused). */

@@ -1,7 +1,7 @@
 /** The catalog's file operations: compositions the client runs over their file routes (docs/protocol.md, "Files"). */
 import { answer, bool, defineOperation, optStr, str, strList, subRoute } from './contract';
 import { device, FILE_BYTES, ON_DEVICE_FILES, PATH, remotePath, syncId, TRANSFER } from './route-params';
-import { directoryEntrySchema, fileEntrySchema, manifestEntrySchema } from './result-schemas';
+import { directoryEntrySchema, fileEntrySchema, manifestEntrySchema, SKIPPED_FILE_TYPES } from './result-schemas';
 import { array, boolean, integer, object, oneOf, status, string } from './schema-builders';
 import { FILE_LIMITS } from '../file-limits';
 
@@ -52,9 +52,16 @@ export const FILE_OPERATIONS = [
       dry_run: bool('report without changing', false),
       exclude: strList('patterns to skip', false),
     },
-    result: object({ status: oneOf('synced'), dry_run: boolean, copy: array(string), delete: array(string), unchanged: integer }),
+    /** skipped (beyond the spec), only when there are any: the source's symbolic links and special files, left alone. */
+    result: object(
+      { status: oneOf('synced'), dry_run: boolean, copy: array(string), delete: array(string), unchanged: integer, skipped: array(object({ path: string, type: oneOf(...SKIPPED_FILE_TYPES) })) },
+      ['skipped'],
+    ),
     routes: {
-      /** The tree as NDJSON, filtered on the device; file bytes travel over device_cp's routes. A final `{error, code}` line when the listing broke off after the 200. */
+      /**
+       * The tree as NDJSON, filtered on the device; file bytes travel over device_cp's routes. A final `{error, code}` line when the listing broke off after the 200.
+       * With the header `x-svc-list-skipped: 1` (FILE_HTTP_HEADERS.listSkipped) also the links and special files sync leaves alone, marked `skipped`.
+       */
       manifest: subRoute('POST', '/devices/{device}/files/manifest', 'device:read-files', {
         device,
         path: PATH,

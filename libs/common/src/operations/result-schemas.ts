@@ -52,8 +52,16 @@ export const execResultSchema = object({ output: string, exit_code: integer, tim
 export const directoryEntrySchema = object({ name: string, is_dir: boolean });
 /** device_ls's entry plus what a listing usually shows (FileEntry of files/file-contract.ts). */
 export const fileEntrySchema = object({ name: string, is_dir: boolean, size: integer, mode: integer, mtime: integer, is_symlink: boolean });
-/** One entry of a recursive listing: `path` relative to the root, `sha256` when hashing was asked for. */
-export const manifestEntrySchema = object({ path: string, is_dir: boolean, size: integer, mode: integer, mtime: integer, sha256: string }, ['sha256']);
+/** What a sync leaves alone, each listed (when asked for) with `skipped: <type>` instead of being copied. */
+export const SKIPPED_FILE_TYPES = ['symbolic link', 'fifo', 'socket', 'character device', 'block device'] as const;
+/**
+ * One entry of a recursive listing: `path` relative to the root, `sha256` when hashing was asked
+ * for, `skipped` on a symbolic link or special file (sync neither copies nor deletes it).
+ */
+export const manifestEntrySchema = object(
+  { path: string, is_dir: boolean, size: integer, mode: integer, mtime: integer, sha256: string, skipped: oneOf(...SKIPPED_FILE_TYPES) },
+  ['sha256', 'skipped'],
+);
 export const forwardSessionSchema = object({ session_id: string, device: string, specs: array(string), targets: array(string) });
 const rollbackPolicy = object({ on_health_failure: { oneOf: [oneOf('never', 'any', 'all'), object({ consecutive: integer })] }, stabilization_period_secs: integer });
 /** A job as listed; its other fields (workdir, files, env, steps, …) are the run-spec's: docs/runspec.md, JOB_SCHEMA. */

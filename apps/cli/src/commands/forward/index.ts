@@ -4,10 +4,11 @@ import { SvcCommand } from '../../base-command';
 import { deviceArg } from '../../flags';
 import { removeSessionRecord, writeSessionRecord } from '../../forward/background-sessions';
 import { listenFailure, parseStdioTarget } from '../../forward/forward-targets';
+import { processStart } from '../../forward/process-identity';
 import { withSpinner } from '../../forward/wait-spinner';
 import { escapeTerminal } from '../../output/terminal-text';
 import { forwardStdio } from '../../sdk/local-forwarder';
-import { openForwarders, planForward, renderTargets } from '../../sdk/forward-sessions';
+import { checkForwardAccess, openForwarders, planForward, renderTargets } from '../../sdk/forward-sessions';
 
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -40,8 +41,7 @@ export default class Forward extends SvcCommand<typeof Forward> {
     const [device, ...specs] = argv as string[];
     if (this.flags.stdio) return this.stdio(device, specs);
     planForward(specs);
-    // A device you cannot see fails now, not at the first connection; an offline one may come back.
-    const status = await this.client.call('device_status', { device });
+    const status = await checkForwardAccess(this.client, device);
     if ('status' in status && status.status !== 'online') this.note(`Note: ${escapeTerminal(device)} is ${status.status}; connections fail until it is online.`);
     const forwarders = await withSpinner('Listening', this.jsonEnabled(), async () =>
       openForwarders(await this.client.streams(), device, specs, {
@@ -53,7 +53,7 @@ export default class Forward extends SvcCommand<typeof Forward> {
     const session: ForwardSession = { session_id: this.flags.session ?? '', device, specs, targets: renderTargets(forwarders) };
     const sessionId = this.flags.session;
     if (sessionId) {
-      writeSessionRecord(this.settings, { ...session, pid: process.pid, started_at: new Date().toISOString() });
+      writeSessionRecord(this.settings, { ...session, pid: process.pid, process_start: processStart(process.pid), started_at: new Date().toISOString() });
       process.once('exit', () => removeSessionRecord(this.settings, sessionId));
     }
     // Listening before anything is printed: a script that stops us as soon as it reads the line

@@ -1,8 +1,13 @@
 import { SERVICE_USAGE } from '@svc/runtime';
+import { runtimeHelp } from '../../runtime-help';
 import { RuntimePassthrough } from '../../runtime-passthrough';
 
+const help = runtimeHelp('status', SERVICE_USAGE);
+
 export default class RuntimeStatus extends RuntimePassthrough {
-  static override summary = "The runtime running on this device (pid, device, server, carrier, uptime), the systemd unit and the registration.";
-  static override description = SERVICE_USAGE;
+  static override summary = "Show the runtime running on this device, its systemd unit and the registration.";
+  static override usage = help.usage;
+  static override description = help.description;
+  static override flags = help.flags;
   protected readonly verb = 'status';
 }
