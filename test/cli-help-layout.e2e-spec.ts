@@ -50,9 +50,15 @@ describe('svc runtime help layout (real binary, real terminal)', () => {
     const { USAGE, DESCRIPTION } = await help('enable', cols);
     expect(USAGE.filter((line) => line.trim() !== '')).toEqual([expect.stringMatching(/^ {2}\$ svc runtime enable \[run options\]/)]);
     if (cols !== 200) return;
-    // At 200 columns oclif wraps none of the runtime's sentences: a line that starts in lower case
-    // would be the rest of one broken by hand (each definition starts with its term).
+    // A line that continues the one before it (each definition starts with its term) must be
+    // oclif's wrap at the terminal's width: its first word would not have fit on the line before.
+    // A line broken by hand leaves room there.
     expect(DESCRIPTION.join('\n')).toMatch(/enable: installs svc-runtime\.service \(a systemd unit running "svc runtime run" with the options given here\), then/);
-    expect(DESCRIPTION.filter((line) => /^ {2}[a-z(]/.test(line) && !/^ {2}(enable|disable|status):/.test(line))).toEqual([]);
+    const ragged = DESCRIPTION.filter((line, index) => {
+      if (!/^ {2}[a-z(]/.test(line) || /^ {2}(enable|disable|status):/.test(line)) return false;
+      const previous = DESCRIPTION[index - 1] ?? '';
+      return previous.trim() === '' || previous.length + 1 + line.trim().split(' ')[0].length <= cols;
+    });
+    expect(ragged).toEqual([]);
   });
 });
