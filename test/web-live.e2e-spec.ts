@@ -152,11 +152,15 @@ describe('web dashboard: live updates', () => {
     await page.getByRole('link', { name: 'porch-pi' }).click();
     await page.getByRole('heading', { name: 'porch-pi' }).waitFor();
     const badge = page.locator('.status-card .badge');
+    const rootListed = page.getByRole('list', { name: 'Contents of /' }).getByRole('button', { name: 'tmp/' });
     await badge.filter({ hasText: /^online$/ }).waitFor();
+    await rootListed.waitFor();
     await stopRuntime();
     await badge.filter({ hasText: /^offline$/ }).waitFor();
     await startRuntime();
     await badge.filter({ hasText: /^online$/ }).waitFor();
+    // The files panel came back with the device, and the device answered its listing.
+    await rootListed.waitFor();
     await expect(page.locator('.status-card dd').filter({ hasText: /^(TCP|QUIC)/ }).count()).resolves.toBe(1);
     await expect(stillSamePage()).resolves.toBe(true);
     expect(navigations).toBe(0);
