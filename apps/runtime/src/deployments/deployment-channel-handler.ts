@@ -22,7 +22,9 @@ export const DEFAULT_CHANNEL_TIMING: ChannelTiming = { coalesceMs: 500, heartbea
 export function deploymentChannelHandler(engine: DeploymentEngine, timing: ChannelTiming = DEFAULT_CHANNEL_TIMING): StreamHandler {
   let current: ChannelSession | undefined;
   return async (stream: OperationStream, _args: Record<string, unknown>, context: StreamContext) => {
-    current?.abort('replaced by a newer channel');
+    // A newer channel comes with a newer tunnel (auto's carrier switch, a reconnect before the old
+    // tunnel was seen gone): routine, so a debug line, as the replaced tunnel's close is.
+    current?.abort('replaced by a newer channel', 'debug');
     stream.respond({ ':status': 200, 'content-type': 'application/x-ndjson' });
     const session = new ChannelSession(stream, engine, context.log, timing);
     current = session;
@@ -60,8 +62,8 @@ class ChannelSession implements RunningOperation {
     log.info('deployment channel open');
   }
 
-  abort(reason: string): void {
-    this.log.info('deployment channel closed', { reason });
+  abort(reason: string, level: 'info' | 'debug' = 'info'): void {
+    this.log[level]('deployment channel closed', { reason });
     if (!this.stream.destroyed) this.stream.end();
     this.stream.close();
   }

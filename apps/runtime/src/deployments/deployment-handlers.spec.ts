@@ -1,7 +1,8 @@
 import * as http2 from 'node:http2';
 import { AddressInfo } from 'node:net';
 import { DeploymentStatusReport, encodeChannelLine, encodeStreamArgs, TUNNEL_HEADERS } from '@svc/common';
-import { deployment, EngineKit, job, quietLogger, sleeper } from '../../../../test/fixtures/deployment-jobs';
+import { deployment, EngineKit, job, sleeper } from '../../../../test/fixtures/deployment-jobs';
+import { RuntimeLogger } from '../logging/runtime-logger';
 import { OperationRegistry } from '../supervisor/operation-registry';
 import { StreamRouter } from '../tunnel/stream-router';
 import { deploymentChannelHandler } from './deployment-channel-handler';
@@ -16,12 +17,15 @@ describe('deployment channel and logs handlers', () => {
   let client: http2.ClientHttp2Session;
   let engine: DeploymentEngine;
   const operations = new OperationRegistry();
+  /** What the handlers logged, every level: JSON lines. */
+  let logged: { level: string; msg: string; reason?: string }[] = [];
 
   beforeEach(async () => {
     engine = kit.engine();
     await engine.start();
     const handlers = { deployments: deploymentChannelHandler(engine, { coalesceMs: 100, heartbeatMs: 400 }), 'deployments/logs': deploymentLogsHandler(engine) };
-    const router = new StreamRouter(handlers, operations, quietLogger());
+    logged = [];
+    const router = new StreamRouter(handlers, operations, new RuntimeLogger('trace', (line) => logged.push(JSON.parse(line))));
     server = http2.createServer();
     server.on('stream', (stream, headers) => router.handle(stream, headers));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,6 +97,8 @@ describe('deployment channel and logs handlers', () => {
     await firstClosed;
     second.request.write(encodeChannelLine({ type: 'desired', desired: { revision: 1, deployment: deployment('d1', [sleeper('a')]) } }));
     await eventually('a report on the second', () => reportsOf(second.text()).length > 0);
+    // Routine (a newer tunnel brings it): a debug line, not information for the operator.
+    expect(logged.filter((line) => line.msg === 'deployment channel closed')).toEqual([expect.objectContaining({ level: 'debug', reason: 'replaced by a newer channel' })]);
   });
 
   it('keeps reporting on the channel that replaced another, a line printed after the last change coming with the heartbeat', async () => {
