@@ -95,6 +95,21 @@ describe('forwarding through client streams (real runtime)', () => {
     echoed.forEach((back, i) => expect(back.equals(payloads[i])).toBe(true));
   }
 
+  it('a connection torn down under an open stream (as the keep-alive does) ends the stream, it does not crash the process', async () => {
+    const echo = await target(startEchoServer({ host: '127.0.0.1' }));
+    const own = streamsFor(alice);
+    try {
+      const stream = await own.openForward('fw-1', { kind: 'tcp', host: '127.0.0.1', port: echo.port });
+      const closed = new Promise((resolve) => stream.once('close', resolve));
+      // What keepAlive() does after two unanswered pings; the stream has no listener of its caller yet.
+      (own as unknown as { live: { destroy(error: Error): void } }).live.destroy(new Error('keep-alive timeout'));
+      await closed;
+      expect(stream.destroyed).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
   it(`forwards ${CONNECTIONS} concurrent TCP connections of ${PAYLOAD_BYTES / 1024} KiB byte for byte`, async () => {
     const echo = await target(startEchoServer({ host: '127.0.0.1' }));
     const [mapping] = parseForwardSpec(`10022:${echo.port}`);

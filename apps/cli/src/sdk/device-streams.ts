@@ -98,6 +98,10 @@ export class DeviceStreams {
       authorization: `Bearer ${token}`,
       [TUNNEL_HEADERS.args]: encodeStreamArgs(args),
     });
+    // Its consumer learns of a failure from 'close', `finished` or its reads; an 'error' nobody
+    // listens to (the connection torn down by the keep-alive while the consumer has no listener
+    // attached, e.g. between two reads) would end the process instead.
+    stream.on('error', () => undefined);
     const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
       const onError = (err: Error) => reject(new DeviceStreamError('SERVER_UNREACHABLE', `Connection to the server lost: ${err.message}`, 503, undefined));
       stream.once('error', onError);
