@@ -112,10 +112,24 @@ describe('tunnel connection', () => {
   });
 
   it('stays up while pings arrive', async () => {
-    relay = await FakeRelay.start(dir, { v: 1, ok: true, device_id: 'pi-1', heartbeat_secs: 0.05 });
+    // Dead after 0.6 s without a ping; the relay pings every 0.1 s throughout, including while the
+    // exec spawns (which alone took over 0.15 s on a loaded machine), for well past that window.
+    relay = await FakeRelay.start(dir, { v: 1, ok: true, device_id: 'pi-1', heartbeat_secs: 0.2 });
     const tunnel = await open(loadTunnelTrust(certFile, undefined));
-    for (let i = 0; i < 10; i++) await relay.ping();
-    expect(await relay.exec(['echo', 'still here'])).toBe('still here\n');
+    let pinging = true;
+    const pinger = (async () => {
+      while (pinging) {
+        await relay.ping();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await relay.exec(['echo', 'still here'])).toBe('still here\n');
+    } finally {
+      pinging = false;
+      await pinger;
+    }
     await tunnel.close();
     expect(await tunnel.closed).toBe('shutdown');
   });
