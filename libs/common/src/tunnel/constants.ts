@@ -41,8 +41,12 @@ export const TUNNEL_HTTP2 = {
    * sessions alike: the runtime's, the server's and the CLI's. Streams held back by slow readers
    * each keep up to a relay buffer queued; past the cap a session refuses new streams with
    * ENHANCE_YOUR_CALM, so a runtime on the default refused operations while 24 forwards were held.
+   * Node 22+ counts what a paused stream received up to its window (initialWindowSize, 8 MiB) in
+   * the session's memory too: 24 held-back forwards took a session past 128 MB there (the CLI's
+   * connection died with ENHANCE_YOUR_CALM; forward.e2e, Node 24), and pass at 256. A cap on a
+   * flood, not an allocation: what a session really holds is bounded by its streams' windows.
    */
-  maxSessionMemoryMb: 64,
+  maxSessionMemoryMb: 256,
 } as const;
 
 /** Request headers of a tunnel stream (lower-case, as HTTP/2 requires). */
