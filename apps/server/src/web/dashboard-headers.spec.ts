@@ -1,9 +1,14 @@
 import { dashboardAddresses } from './dashboard-addresses';
 import { apiDocsSecurityHeaders, dashboardSecurityHeaders } from './security-headers';
 
+/** A Content-Security-Policy as directive name → its sources. */
+function cspDirectives(policy: string): Map<string, string> {
+  return new Map(policy.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1).join(' ')]));
+}
+
 describe('dashboardSecurityHeaders', () => {
   const headers = dashboardSecurityHeaders('https://login.example.com/realms/svc/');
-  const policy = new Map(headers['Content-Security-Policy'].split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+  const policy = cspDirectives(headers['Content-Security-Policy']);
 
   it('allows only this origin, nothing inline, and fetches to the issuer origin', () => {
     expect(policy.get('default-src')).toBe("'self'");
@@ -21,7 +26,7 @@ describe('dashboardSecurityHeaders', () => {
 
 describe('apiDocsSecurityHeaders', () => {
   const headers = apiDocsSecurityHeaders();
-  const policy = new Map(headers['Content-Security-Policy'].split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+  const policy = cspDirectives(headers['Content-Security-Policy']);
 
   it("runs only this origin's scripts; Swagger UI's inline styles and data: icons are allowed", () => {
     expect(policy.get('script-src')).toBe("'self'");
